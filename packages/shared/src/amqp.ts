@@ -1,0 +1,123 @@
+import amqp, { type Channel, type ChannelModel, type ConfirmChannel } from 'amqplib';
+import type { Logger } from './logger';
+import { DEAD_LETTER_EXCHANGE, EXCHANGE } from './events/envelope';
+
+type SetupFn = (conn: ChannelModel) => Promise<void>;
+
+/**
+ * One RabbitMQ connection per process that reconnects with backoff. Consumers register a
+ * setup function that runs again after every reconnect; publishers ask for a confirm
+ * channel, which fails fast while the broker is away (the outbox keeps the events).
+ */
+export class AmqpConnection {
+  private conn: ChannelModel | null = null;
+  private connecting: Promise<ChannelModel> | null = null;
+  private confirm: ConfirmChannel | null = null;
+  private readonly setups = new Set<SetupFn>();
+  private closed = false;
+  private retryTimer: NodeJS.Timeout | null = null;
+
+  readonly exchange: string;
+  readonly deadLetterExchange: string;
+
+  constructor(
+    private readonly url: string,
+    private readonly log: Logger,
+    /** Prefix of every exchange and queue name (see config NAMESPACE). */
+    readonly namespace = '',
+    /** Idle queues expire after this many ms (tests). */
+    readonly queueExpiresMs?: number,
+  ) {
+    this.exchange = `${namespace}${EXCHANGE}`;
+    this.deadLetterExchange = `${namespace}${DEAD_LETTER_EXCHANGE}`;
+  }
+
+  queueName(name: string): string {
+    return `${this.namespace}${name}`;
+  }
+
+  get connected(): boolean {
+    return this.conn !== null;
+  }
+
+  /** Connects (once; concurrent callers share the attempt). Throws if the broker is unreachable. */
+  async connect(): Promise<ChannelModel> {
+    if (this.conn) return this.conn;
+    if (this.closed) throw new Error('amqp connection closed');
+    if (!this.connecting) {
+      this.connecting = (async () => {
+        const conn = await amqp.connect(this.url, { timeout: 5000 });
+        conn.on('error', (err: Error) => this.log.warn({ err: err.message }, 'amqp connection error'));
+        conn.on('close', () => {
+          this.conn = null;
+          this.confirm = null;
+          if (!this.closed) {
+            this.log.warn('amqp connection closed; reconnecting');
+            this.scheduleReconnect();
+          }
+        });
+        const ch = await conn.createChannel();
+        await assertTopology(ch, this.exchange, this.deadLetterExchange);
+        await ch.close();
+        this.conn = conn;
+        for (const setup of this.setups) await setup(conn);
+        return conn;
+      })().finally(() => {
+        this.connecting = null;
+      });
+    }
+    return this.connecting;
+  }
+
+  /** Connects now if possible, and keeps trying in the background if not. */
+  start(): void {
+    this.connect().catch((err: Error) => {
+      this.log.warn({ err: err.message }, 'amqp unreachable; will retry');
+      this.scheduleReconnect();
+    });
+  }
+
+  private scheduleReconnect(delay = 1000): void {
+    if (this.closed || this.retryTimer) return;
+    this.retryTimer = setTimeout(() => {
+      this.retryTimer = null;
+      this.connect().catch(() => this.scheduleReconnect(Math.min(delay * 2, 10_000)));
+    }, delay);
+    this.retryTimer.unref();
+  }
+
+  /** Registers a setup to run on the current and every future connection. */
+  async onConnect(setup: SetupFn): Promise<void> {
+    this.setups.add(setup);
+    if (this.conn) await setup(this.conn);
+  }
+
+  offConnect(setup: SetupFn): void {
+    this.setups.delete(setup);
+  }
+
+  async confirmChannel(): Promise<ConfirmChannel> {
+    if (this.confirm) return this.confirm;
+    const conn = await this.connect();
+    const ch = await conn.createConfirmChannel();
+    ch.on('error', () => undefined);
+    ch.on('close', () => {
+      if (this.confirm === ch) this.confirm = null;
+    });
+    this.confirm = ch;
+    return ch;
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    if (this.retryTimer) clearTimeout(this.retryTimer);
+    const conn = this.conn;
+    this.conn = null;
+    if (conn) await conn.close().catch(() => undefined);
+  }
+}
+
+export async function assertTopology(ch: Channel, exchange = EXCHANGE, deadLetterExchange = DEAD_LETTER_EXCHANGE): Promise<void> {
+  await ch.assertExchange(exchange, 'topic', { durable: true });
+  await ch.assertExchange(deadLetterExchange, 'direct', { durable: true });
+}

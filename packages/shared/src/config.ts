@@ -1,0 +1,58 @@
+import { z } from 'zod';
+
+/**
+ * Settings every service shares. Each service extends this with its own keys and
+ * parses `process.env` once in its `config.ts`; nothing else reads the environment.
+ */
+export const baseConfigSchema = z.object({
+  NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  /** Superuser/owner URL: used only to create the service's schema and role, and to migrate. */
+  DATABASE_URL: z.string().url().default('postgres://postgres@127.0.0.1:5432/parley'),
+  /** Password of the per-service login role (`svc_<name>`); with trust auth it is not checked. */
+  DB_ROLE_PASSWORD: z.string().min(1).default('parley-dev-role'),
+  DB_POOL_MAX: z.coerce.number().int().min(1).max(200).default(10),
+  AMQP_URL: z.string().default('amqp://guest:guest@127.0.0.1:5672'),
+  REDIS_URL: z.string().default('redis://127.0.0.1:6379'),
+  /** Shared secret the gateway signs the internal request context with. */
+  INTERNAL_SECRET: z.string().min(16).default('parley-dev-internal-secret-change-me'),
+  /**
+   * Prefix for exchange, queue and Redis key names. Empty in production; tests give each
+   * file its own so parallel files never see each other's events or counters.
+   */
+  NAMESPACE: z.string().regex(/^[a-z0-9_.-]*$/).default(''),
+  /** When set, idle queues expire after this many ms (tests use it to leave nothing behind). */
+  QUEUE_EXPIRES_MS: z.coerce.number().int().positive().optional(),
+  CONSUMER_PREFETCH: z.coerce.number().int().min(1).max(1000).default(20),
+  CONSUMER_MAX_ATTEMPTS: z.coerce.number().int().min(1).max(50).default(5),
+  SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().min(100).default(10_000),
+  /** Mirrors the gateway's internal ports so services can call each other. */
+  GATEWAY_INTERNAL_URL: z.string().url().default("http://127.0.0.1:3000"),
+  CONVERSATIONS_URL: z.string().url().default('http://127.0.0.1:3001'),
+  CONTACTS_URL: z.string().url().default('http://127.0.0.1:3002'),
+  HELPCENTER_URL: z.string().url().default('http://127.0.0.1:3003'),
+  AUTOMATION_URL: z.string().url().default('http://127.0.0.1:3004'),
+  AUDIT_URL: z.string().url().default('http://127.0.0.1:3005'),
+});
+
+export type BaseConfig = z.infer<typeof baseConfigSchema>;
+
+/**
+ * Parses config from an env-like object plus overrides (tests pass overrides instead of
+ * mutating env). Throws a readable error naming every bad key.
+ */
+export function loadConfig<S extends z.ZodType>(
+  schema: S,
+  env: Record<string, string | undefined> = process.env,
+  overrides: Record<string, unknown> = {},
+): Readonly<z.infer<S>> {
+  const merged: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(env)) if (v !== undefined && v !== '') merged[k] = v;
+  Object.assign(merged, overrides);
+  const parsed = schema.safeParse(merged);
+  if (!parsed.success) {
+    const lines = parsed.error.issues.map((i) => `  ${i.path.join('.')}: ${i.message}`);
+    throw new Error(`Invalid configuration:\n${lines.join('\n')}`);
+  }
+  return Object.freeze(parsed.data) as Readonly<z.infer<S>>;
+}

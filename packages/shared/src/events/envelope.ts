@@ -1,0 +1,77 @@
+import { randomUUID } from 'node:crypto';
+import { z } from 'zod';
+import { actorSchema, type RequestContext } from '../context';
+import { eventCatalogue, type EventType } from './catalogue';
+
+export const EXCHANGE = 'domain.events';
+export const DEAD_LETTER_EXCHANGE = 'domain.events.dlx';
+
+/** `{field: [before, after]}` */
+export const changesSchema = z.record(z.string(), z.tuple([z.unknown(), z.unknown()]));
+export type Changes = z.infer<typeof changesSchema>;
+
+export const envelopeSchema = z.object({
+  id: z.uuid(),
+  type: z.string().min(1),
+  version: z.number().int().positive(),
+  occurred_at: z.iso.datetime({ offset: true }),
+  account_id: z.number().int().nullable(),
+  actor: actorSchema,
+  request_id: z.string().nullable(),
+  causation_id: z.string().nullable().optional(),
+  data: z.record(z.string(), z.unknown()),
+  changes: changesSchema.nullable().optional(),
+  /** Request metadata the audit log records (client IP of the request that caused it). */
+  meta: z.object({ ip: z.string().nullable().optional() }).optional(),
+});
+export type EventEnvelope = z.infer<typeof envelopeSchema>;
+
+export interface NewEvent {
+  type: EventType;
+  accountId: number | null;
+  data: Record<string, unknown>;
+  changes?: Changes | null;
+  causationId?: string | null;
+}
+
+/** Builds a full envelope from the request context; the data is checked against the catalogue. */
+export function buildEnvelope(ctx: RequestContext, ev: NewEvent): EventEnvelope {
+  const dataSchema = eventCatalogue[ev.type];
+  const data = dataSchema.parse(ev.data) as Record<string, unknown>;
+  return {
+    id: randomUUID(),
+    type: ev.type,
+    version: 1,
+    occurred_at: new Date().toISOString(),
+    account_id: ev.accountId,
+    actor: ctx.actor,
+    request_id: ctx.requestId,
+    causation_id: ev.causationId ?? null,
+    data,
+    changes: ev.changes ?? null,
+    meta: { ip: ctx.ip },
+  };
+}
+
+/**
+ * Validates a message off the wire: the envelope, then the data of a known type.
+ * Returns an error string for poison messages instead of throwing.
+ */
+export function parseEnvelope(raw: unknown): { ok: true; envelope: EventEnvelope } | { ok: false; error: string } {
+  const env = envelopeSchema.safeParse(raw);
+  if (!env.success) return { ok: false, error: env.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ') };
+  const schema = (eventCatalogue as Record<string, z.ZodType>)[env.data.type];
+  if (!schema) return { ok: false, error: `unknown event type ${env.data.type}` };
+  const data = schema.safeParse(env.data.data);
+  if (!data.success) return { ok: false, error: `data: ${data.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}` };
+  return { ok: true, envelope: env.data };
+}
+
+/** Diff of two flat snapshots, for `changes` (only keys whose JSON differs). */
+export function diff(before: Record<string, unknown>, after: Record<string, unknown>, keys?: string[]): Changes {
+  const out: Changes = {};
+  for (const k of keys ?? Object.keys(after)) {
+    if (JSON.stringify(before[k] ?? null) !== JSON.stringify(after[k] ?? null)) out[k] = [before[k] ?? null, after[k] ?? null];
+  }
+  return out;
+}

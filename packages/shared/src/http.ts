@@ -1,0 +1,208 @@
+import { randomUUID } from 'node:crypto';
+import express, { type ErrorRequestHandler, type Express, type NextFunction, type Request, type RequestHandler, type Response } from 'express';
+import { z, ZodError } from 'zod';
+import type { Logger } from './logger';
+import { AppError, BadRequestError, ForbiddenError, NotFoundError, UnauthorizedError, ValidationError, type ErrorItem } from './errors';
+import { verifyContext, type RequestContext, type Role } from './context';
+
+declare global {
+  // eslint-disable-next-line @typescript-eslint/no-namespace
+  namespace Express {
+    interface Request {
+      ctx: RequestContext;
+      log: Logger;
+      requestId: string;
+    }
+  }
+}
+
+export function zodIssuesToItems(error: ZodError): ErrorItem[] {
+  return error.issues.map((issue) => ({
+    field: issue.path.map(String).join('.'),
+    message: issue.message,
+    code: issue.code,
+  }));
+}
+
+function describe(items: ErrorItem[], fallback: string): string {
+  const first = items[0];
+  if (!first) return fallback;
+  const more = items.length > 1 ? ` (and ${items.length - 1} more)` : '';
+  return `${first.field ? `${first.field}: ` : ''}${first.message}${more}`;
+}
+
+/** Parses a request body; failures are 422 with each offending field named. */
+export function parseBody<S extends z.ZodType>(schema: S, body: unknown): z.infer<S> {
+  const r = schema.safeParse(body ?? {});
+  if (!r.success) {
+    const items = zodIssuesToItems(r.error);
+    throw new ValidationError(describe(items, 'Validation failed'), items);
+  }
+  return r.data;
+}
+
+/** Parses query parameters; failures are 400 (SPEC: a bad list query is a bad request). */
+export function parseQuery<S extends z.ZodType>(schema: S, query: unknown): z.infer<S> {
+  const r = schema.safeParse(query ?? {});
+  if (!r.success) {
+    const items = zodIssuesToItems(r.error).map((i) => ({ ...i, code: i.code === 'unrecognized_keys' ? 'unknown_parameter' : 'invalid_parameter' }));
+    throw new BadRequestError(describe(items, 'Invalid query parameters'), items, 'invalid_parameter');
+  }
+  return r.data;
+}
+
+/** A positive integer path parameter; anything else names no record, so 404. */
+export function idParam(req: Request, name: string, resource = 'Resource'): number {
+  const raw = req.params[name];
+  if (typeof raw !== 'string' || !/^[0-9]{1,15}$/.test(raw)) throw new NotFoundError(resource, name);
+  const n = Number(raw);
+  if (!Number.isSafeInteger(n) || n <= 0 || n > 2_147_483_647) throw new NotFoundError(resource, name);
+  return n;
+}
+
+/** Query/body value that may arrive as `x`, `x[]`, or repeated: always an array of strings. */
+export const stringList = z
+  .union([z.string(), z.array(z.string())])
+  .transform((v) => (Array.isArray(v) ? v : v === '' ? [] : v.split(',').map((s) => s.trim()).filter(Boolean)));
+
+/** Accepts `x=1` from a query string as a positive integer. */
+export const queryInt = z.coerce.number().int().positive().max(2_147_483_647);
+
+export function requestIdMiddleware(logger: Logger): RequestHandler {
+  return (req, res, next) => {
+    const incoming = req.headers['x-request-id'];
+    const id = typeof incoming === 'string' && /^[A-Za-z0-9._:-]{1,128}$/.test(incoming) ? incoming : randomUUID();
+    req.requestId = id;
+    req.log = logger.child({ requestId: id });
+    res.setHeader('x-request-id', id);
+    const started = process.hrtime.bigint();
+    res.on('finish', () => {
+      const ms = Number(process.hrtime.bigint() - started) / 1e6;
+      const level = res.statusCode >= 500 ? 'error' : 'info';
+      req.log[level]({ method: req.method, path: req.originalUrl.split('?')[0], status: res.statusCode, ms: Math.round(ms * 10) / 10 }, 'request');
+    });
+    next();
+  };
+}
+
+/** Refuses any request that does not carry a context signed by the gateway (or a peer service). */
+export function requireInternalContext(secret: string): RequestHandler {
+  return (req, _res, next) => {
+    const ctx = verifyContext(req.headers, secret);
+    if (!ctx) return next(new UnauthorizedError('Request did not come through the gateway', 'unauthorized'));
+    req.ctx = ctx;
+    next();
+  };
+}
+
+/**
+ * For `/api/v1/accounts/:account_id/...`: the path's account must be the one the gateway
+ * resolved. The gateway already checks membership; this keeps a service honest on its own.
+ */
+export const requireAccount: RequestHandler = (req, _res, next) => {
+  const raw = req.params['account_id'];
+  if (typeof raw !== 'string' || !/^[0-9]{1,10}$/.test(raw)) return next(new NotFoundError('Account', 'account_id'));
+  if (req.ctx.accountId !== Number(raw)) return next(new ForbiddenError('You are not authorized to access this account'));
+  next();
+};
+
+/** Only a user with one of these roles (bots and other actors are refused). */
+export function requireRole(...roles: Role[]): RequestHandler {
+  return (req, _res, next) => {
+    if (req.ctx.actor.type !== 'user' || !req.ctx.role || !roles.includes(req.ctx.role)) {
+      return next(new ForbiddenError('You are not authorized to do this action'));
+    }
+    next();
+  };
+}
+
+export function accountIdOf(req: Request): number {
+  const id = req.ctx.accountId;
+  if (id === null) throw new ForbiddenError('This action needs an account');
+  return id;
+}
+
+/** express.json that answers malformed JSON with the Error body; also tolerates an empty body. */
+export function jsonBody(limit = '1mb'): RequestHandler {
+  const parser = express.json({ limit, type: ['application/json', 'application/*+json'] });
+  return (req, res, next) => {
+    parser(req, res, (err?: unknown) => {
+      if (err) return next(err);
+      if (req.body === undefined) req.body = {};
+      next();
+    });
+  };
+}
+
+export const notFoundHandler: RequestHandler = (req, _res, next) => {
+  next(new AppError(404, 'not_found', `No route for ${req.method} ${req.path}`, [{ field: '', message: 'Route not found', code: 'route_not_found' }]));
+};
+
+interface PgLikeError {
+  code?: string;
+  constraint?: string;
+  column?: string;
+  detail?: string;
+}
+
+function fieldFromConstraint(constraint: string | undefined): string {
+  if (!constraint) return '';
+  const m = /__([a-z_]+)$/.exec(constraint);
+  return m?.[1] ?? constraint;
+}
+
+/** Maps anything thrown in a route to SPEC's Error body; unexpected errors are logged and answered 500. */
+export function errorMiddleware(): ErrorRequestHandler {
+  return (err: unknown, req: Request, res: Response, _next: NextFunction) => {
+    let appError: AppError;
+    const anyErr = err as { type?: string; status?: number; statusCode?: number } & PgLikeError;
+    if (err instanceof AppError) {
+      appError = err;
+    } else if (err instanceof ZodError) {
+      const items = zodIssuesToItems(err);
+      appError = new ValidationError(describe(items, 'Validation failed'), items);
+    } else if (anyErr?.type === 'entity.parse.failed') {
+      appError = new BadRequestError('Malformed JSON in request body', [{ field: 'body', message: 'is not valid JSON', code: 'malformed_json' }], 'malformed_json');
+    } else if (anyErr?.type === 'entity.too.large') {
+      appError = new AppError(413, 'payload_too_large', 'Request body is too large');
+    } else if (anyErr?.type === 'encoding.unsupported' || anyErr?.type === 'charset.unsupported') {
+      appError = new AppError(415, 'unsupported_media_type', 'Unsupported body encoding');
+    } else if (anyErr?.code === '23505') {
+      const field = fieldFromConstraint(anyErr.constraint);
+      appError = new AppError(409, 'conflict', `${field || 'value'} has already been taken`, [{ field, message: 'has already been taken', code: 'taken' }]);
+    } else if (anyErr?.code === '23503') {
+      const field = fieldFromConstraint(anyErr.constraint);
+      appError = new ValidationError(`${field || 'reference'} does not exist`, [{ field, message: 'does not exist', code: 'not_found' }]);
+    } else if (anyErr?.code === '22P02' || anyErr?.code === '22003' || anyErr?.code === '22001' || anyErr?.code === '22007' || anyErr?.code === '22008') {
+      appError = new ValidationError('A value is out of range or malformed', [{ field: anyErr.column ?? '', message: 'is out of range or malformed', code: 'invalid' }]);
+    } else if (typeof anyErr?.status === 'number' && anyErr.status >= 400 && anyErr.status < 500) {
+      appError = new AppError(anyErr.status, 'bad_request', err instanceof Error ? err.message : 'Bad request');
+    } else {
+      req.log?.error({ err }, 'unhandled error');
+      appError = new AppError(500, 'internal_error', 'Internal server error');
+    }
+    if (res.headersSent) return;
+    for (const [k, v] of Object.entries(appError.headers)) res.setHeader(k, v);
+    res.status(appError.status).json(appError.toBody());
+  };
+}
+
+/**
+ * An express app with the plumbing every service needs: request ids, JSON logs,
+ * qs-style query parsing (`labels[]=a`), strict routing off (trailing slashes accepted).
+ */
+export function createBaseApp(logger: Logger): Express {
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('query parser', 'extended');
+  app.set('trust proxy', true);
+  app.use(requestIdMiddleware(logger));
+  return app;
+}
+
+/** Finishes an app: 404 for unknown routes and the error middleware. */
+export function finishApp(app: Express): Express {
+  app.use(notFoundHandler);
+  app.use(errorMiddleware());
+  return app;
+}

@@ -1,0 +1,50 @@
+import path from 'node:path';
+import { existsSync } from 'node:fs';
+import { Client } from 'pg';
+import { runner } from 'node-pg-migrate';
+import type { Logger } from './logger';
+import { ensureDatabase, ensureServiceSchema, serviceDatabaseUrl } from './db';
+
+/** The kernel's own tables (outbox, processed_events), installed into every service schema. */
+export const KERNEL_MIGRATIONS_DIR = path.resolve(__dirname, '..', 'migrations');
+
+export interface MigrateOptions {
+  adminUrl: string;
+  service: string;
+  rolePassword: string;
+  /** The service's own forward-only SQL migrations. */
+  migrationsDir: string;
+  log?: Logger;
+}
+
+/**
+ * Brings a service's schema up to date: database, role and schema first (as admin), then
+ * the kernel and the service migrations, run as the service role so it owns what it creates.
+ */
+export async function migrateService(opts: MigrateOptions): Promise<void> {
+  await ensureDatabase(opts.adminUrl);
+  await ensureServiceSchema(opts.adminUrl, opts.service, opts.rolePassword, opts.log);
+  const client = new Client({ connectionString: serviceDatabaseUrl(opts.adminUrl, opts.service, opts.rolePassword) });
+  await client.connect();
+  const log = (msg: string) => opts.log?.debug({ service: opts.service }, msg);
+  try {
+    const runs: Array<[string, string]> = [[KERNEL_MIGRATIONS_DIR, 'kernel_migrations']];
+    if (existsSync(opts.migrationsDir)) runs.push([opts.migrationsDir, 'migrations']);
+    for (const [dir, table] of runs) {
+      await runner({
+        dbClient: client,
+        dir,
+        direction: 'up',
+        migrationsTable: table,
+        schema: opts.service,
+        migrationsSchema: opts.service,
+        checkOrder: true,
+        singleTransaction: true,
+        log,
+        logger: { debug: log, info: log, warn: log, error: (m: string) => opts.log?.error({ service: opts.service }, m) },
+      });
+    }
+  } finally {
+    await client.end();
+  }
+}

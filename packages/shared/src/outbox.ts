@@ -1,0 +1,154 @@
+import { Client, type Pool } from 'pg';
+import type { Logger } from './logger';
+import type { Executor } from './db';
+import type { AmqpConnection } from './amqp';
+import type { RequestContext } from './context';
+import { buildEnvelope, type EventEnvelope, type NewEvent } from './events/envelope';
+
+/**
+ * Records an event in the service's outbox, inside the caller's transaction: the event
+ * exists if and only if the change committed. Never publish from a request handler.
+ */
+export async function writeEvent(tx: Executor, ctx: RequestContext, ev: NewEvent): Promise<EventEnvelope> {
+  const envelope = buildEnvelope(ctx, ev);
+  await tx.query('INSERT INTO outbox (event_id, routing_key, payload) VALUES ($1, $2, $3)', [envelope.id, envelope.type, JSON.stringify(envelope)]);
+  return envelope;
+}
+
+export async function writeEvents(tx: Executor, ctx: RequestContext, events: NewEvent[]): Promise<EventEnvelope[]> {
+  const out: EventEnvelope[] = [];
+  for (const ev of events) out.push(await writeEvent(tx, ctx, ev));
+  return out;
+}
+
+export interface RelayOptions {
+  pool: Pool;
+  /** Connection string for the LISTEN client (the service role's URL). */
+  listenUrl: string;
+  schema: string;
+  amqp: AmqpConnection;
+  log: Logger;
+  batchSize?: number;
+  pollMs?: number;
+}
+
+/**
+ * Publishes outbox rows in id order with publisher confirms and marks them sent. Rows are
+ * claimed with FOR UPDATE SKIP LOCKED so N replicas share the work; LISTEN/NOTIFY wakes it
+ * at commit, and a slow poll covers missed notifications. A row is marked only after the
+ * broker confirmed it, so a crash can publish twice (consumers dedupe) but never lose one.
+ */
+export class OutboxRelay {
+  private listener: Client | null = null;
+  private running = false;
+  private wake: (() => void) | null = null;
+  private loop: Promise<void> | null = null;
+  private backoffMs = 0;
+
+  constructor(private readonly opts: RelayOptions) {}
+
+  start(): void {
+    if (this.running) return;
+    this.running = true;
+    void this.listen();
+    this.loop = this.run();
+  }
+
+  private async listen(): Promise<void> {
+    while (this.running && !this.listener) {
+      const client = new Client({ connectionString: this.opts.listenUrl });
+      try {
+        await client.connect();
+        client.on('notification', () => this.kick());
+        client.on('error', () => {
+          this.listener = null;
+          client.end().catch(() => undefined);
+          if (this.running) setTimeout(() => void this.listen(), 1000).unref();
+        });
+        await client.query(`LISTEN outbox_${this.opts.schema}`);
+        this.listener = client;
+      } catch {
+        await client.end().catch(() => undefined);
+        await sleep(1000);
+      }
+    }
+  }
+
+  /** Asks the relay to look at the outbox now. */
+  kick(): void {
+    const w = this.wake;
+    this.wake = null;
+    w?.();
+  }
+
+  private async run(): Promise<void> {
+    const pollMs = this.opts.pollMs ?? 1000;
+    while (this.running) {
+      let published = 0;
+      try {
+        published = await this.drainOnce();
+        this.backoffMs = 0;
+      } catch (err) {
+        this.backoffMs = Math.min(Math.max(this.backoffMs * 2, 250), 5000);
+        this.opts.log.warn({ err: (err as Error).message, backoffMs: this.backoffMs }, 'outbox publish failed; will retry');
+      }
+      if (!this.running) break;
+      if (published > 0 && this.backoffMs === 0) continue;
+      await new Promise<void>((resolve) => {
+        const t = setTimeout(resolve, this.backoffMs || pollMs);
+        this.wake = () => {
+          clearTimeout(t);
+          resolve();
+        };
+      });
+    }
+  }
+
+  /** Publishes one batch; returns how many rows were sent. */
+  async drainOnce(): Promise<number> {
+    const client = await this.opts.pool.connect();
+    try {
+      await client.query('BEGIN');
+      const { rows } = await client.query<{ id: string; routing_key: string; payload: EventEnvelope }>(
+        'SELECT id, routing_key, payload FROM outbox WHERE published_at IS NULL ORDER BY id LIMIT $1 FOR UPDATE SKIP LOCKED',
+        [this.opts.batchSize ?? 200],
+      );
+      if (rows.length === 0) {
+        await client.query('COMMIT');
+        return 0;
+      }
+      const ch = await this.opts.amqp.confirmChannel();
+      for (const row of rows) {
+        ch.publish(this.opts.amqp.exchange, row.routing_key, Buffer.from(JSON.stringify(row.payload)), {
+          persistent: true,
+          contentType: 'application/json',
+          messageId: row.payload.id,
+          type: row.routing_key,
+          timestamp: Math.floor(Date.now() / 1000),
+        });
+      }
+      await ch.waitForConfirms();
+      await client.query('UPDATE outbox SET published_at = now(), attempts = attempts + 1 WHERE id = ANY($1::bigint[])', [rows.map((r) => r.id)]);
+      await client.query('COMMIT');
+      return rows.length;
+    } catch (err) {
+      await client.query('ROLLBACK').catch(() => undefined);
+      throw err;
+    } finally {
+      client.release();
+    }
+  }
+
+  async stop(): Promise<void> {
+    this.running = false;
+    this.kick();
+    await this.loop?.catch(() => undefined);
+    const l = this.listener;
+    this.listener = null;
+    await l?.end().catch(() => undefined);
+  }
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((r) => setTimeout(r, ms));
+}

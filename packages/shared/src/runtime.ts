@@ -1,0 +1,168 @@
+import type { AddressInfo } from 'node:net';
+import type { Server } from 'node:http';
+import type { Express } from 'express';
+import type { Pool } from 'pg';
+import { createLogger, type Logger } from './logger';
+import type { BaseConfig } from './config';
+import { createPool, serviceDatabaseUrl } from './db';
+import { migrateService } from './migrate';
+import { AmqpConnection } from './amqp';
+import { OutboxRelay } from './outbox';
+import { EventConsumer, type EventHandler } from './consumer';
+import { createRedis, type Redis } from './redis';
+import { healthRouter } from './health';
+import { createBaseApp, finishApp, jsonBody, requireInternalContext } from './http';
+
+export interface ServiceDeps<C extends BaseConfig = BaseConfig> {
+  service: string;
+  config: C;
+  log: Logger;
+  pool: Pool;
+  amqp: AmqpConnection;
+  redis: Redis;
+}
+
+export interface ConsumerSpec {
+  /** Queue suffix; the queue is `<service>.<name>`. */
+  name: string;
+  bindings: string[];
+  handle: EventHandler;
+}
+
+export interface Worker {
+  start(): void | Promise<void>;
+  stop(): Promise<void>;
+}
+
+export interface ServiceDefinition<C extends BaseConfig = BaseConfig> {
+  /** Service name; also its schema and the prefix of its queues. */
+  name: string;
+  migrationsDir: string;
+  createApp(deps: ServiceDeps<C>): Express;
+  consumers?(deps: ServiceDeps<C>): ConsumerSpec[];
+  workers?(deps: ServiceDeps<C>): Worker[];
+}
+
+export interface RunningService<C extends BaseConfig = BaseConfig> {
+  url: string;
+  port: number;
+  deps: ServiceDeps<C>;
+  relay: OutboxRelay;
+  consumers: EventConsumer[];
+  stop(): Promise<void>;
+}
+
+/**
+ * An app with what every service needs: health endpoints (no auth), the signed-context
+ * check on everything else, JSON bodies, and the Error-body tail.
+ */
+export function createServiceApp(deps: Pick<ServiceDeps, 'service' | 'log' | 'pool' | 'redis' | 'amqp' | 'config'>, mount: (app: Express) => void): Express {
+  const app = createBaseApp(deps.log);
+  app.use(healthRouter({ service: deps.service, pool: deps.pool, redis: deps.redis, amqp: deps.amqp }));
+  app.use(requireInternalContext(deps.config.INTERNAL_SECRET));
+  app.use(jsonBody());
+  mount(app);
+  return finishApp(app);
+}
+
+export function listen(app: Express, port: number, host = '0.0.0.0'): Promise<Server> {
+  return new Promise((resolve, reject) => {
+    const server = app.listen(port, host, (err?: Error) => (err ? reject(err) : resolve(server)));
+    server.keepAliveTimeout = 65_000;
+    server.headersTimeout = 66_000;
+  });
+}
+
+/** Stops accepting, lets in-flight requests finish, drops idle keep-alive sockets. */
+export function closeServer(server: Server, timeoutMs: number): Promise<void> {
+  return new Promise((resolve) => {
+    const t = setTimeout(() => {
+      server.closeAllConnections();
+      resolve();
+    }, timeoutMs);
+    t.unref();
+    server.close(() => {
+      clearTimeout(t);
+      resolve();
+    });
+    server.closeIdleConnections();
+  });
+}
+
+/**
+ * Composition of a service process: migrate, connect, start the outbox relay, the
+ * consumers and workers, then HTTP. `stop()` undoes it in reverse for SIGTERM.
+ */
+export async function bootService<C extends BaseConfig>(def: ServiceDefinition<C>, config: C, opts: { port: number; host?: string; log?: Logger; migrate?: boolean }): Promise<RunningService<C>> {
+  const log = opts.log ?? createLogger(def.name, config.LOG_LEVEL);
+  if (opts.migrate !== false) {
+    await migrateService({ adminUrl: config.DATABASE_URL, service: def.name, rolePassword: config.DB_ROLE_PASSWORD, migrationsDir: def.migrationsDir, log });
+  }
+  const roleUrl = serviceDatabaseUrl(config.DATABASE_URL, def.name, config.DB_ROLE_PASSWORD);
+  const pool = createPool(roleUrl, def.name, config.DB_POOL_MAX);
+  const amqp = new AmqpConnection(config.AMQP_URL, log, config.NAMESPACE, config.QUEUE_EXPIRES_MS);
+  const redis = createRedis(config.REDIS_URL);
+  const deps: ServiceDeps<C> = { service: def.name, config, log, pool, amqp, redis };
+
+  const relay = new OutboxRelay({ pool, listenUrl: roleUrl, schema: def.name, amqp, log });
+  const consumers = (def.consumers?.(deps) ?? []).map(
+    (spec) =>
+      new EventConsumer({
+        queue: `${def.name}.${spec.name}`,
+        bindings: spec.bindings,
+        pool,
+        amqp,
+        log,
+        handle: spec.handle,
+        prefetch: config.CONSUMER_PREFETCH,
+        maxAttempts: config.CONSUMER_MAX_ATTEMPTS,
+      }),
+  );
+  for (const c of consumers) await c.start();
+  // Wait for the broker at start-up when it is there; otherwise run and keep retrying
+  // (the outbox holds events meanwhile and /readyz says not ready).
+  await amqp.connect().catch(() => amqp.start());
+  relay.start();
+  const workers = def.workers?.(deps) ?? [];
+  for (const w of workers) await w.start();
+
+  const app = def.createApp(deps);
+  const server = await listen(app, opts.port, opts.host);
+  const port = (server.address() as AddressInfo).port;
+  log.info({ port }, `${def.name} listening`);
+
+  let stopping: Promise<void> | null = null;
+  const stop = () => {
+    stopping ??= (async () => {
+      log.info('shutting down');
+      await closeServer(server, config.SHUTDOWN_TIMEOUT_MS);
+      await Promise.allSettled(consumers.map((c) => c.stop()));
+      await Promise.allSettled(workers.map((w) => w.stop()));
+      await relay.stop();
+      await amqp.close();
+      redis.disconnect();
+      await pool.end().catch(() => undefined);
+      log.info('stopped');
+    })();
+    return stopping;
+  };
+  return { url: `http://127.0.0.1:${port}`, port, deps, relay, consumers, stop };
+}
+
+/** SIGTERM/SIGINT run `stop` once, then exit; a second signal exits at once. */
+export function exitOnSignals(stop: () => Promise<void>, log: Logger): void {
+  let signalled = false;
+  const handler = (signal: NodeJS.Signals) => {
+    if (signalled) process.exit(1);
+    signalled = true;
+    log.info({ signal }, 'signal received');
+    stop()
+      .then(() => process.exit(0))
+      .catch((err: unknown) => {
+        log.error({ err }, 'shutdown failed');
+        process.exit(1);
+      });
+  };
+  process.on('SIGTERM', handler);
+  process.on('SIGINT', handler);
+}

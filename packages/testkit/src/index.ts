@@ -1,0 +1,3 @@
+export * from './infra';
+export * from './harness';
+export * from './helpers';

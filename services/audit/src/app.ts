@@ -1,0 +1,9 @@
+import type { Express } from 'express';
+import { createServiceApp, type ServiceDeps } from '@parley/shared';
+import type { AuditConfig } from './config';
+
+export function createApp(deps: ServiceDeps<AuditConfig>): Express {
+  return createServiceApp(deps, (_app) => {
+    // routes are mounted here as features land
+  });
+}

@@ -1,0 +1,3 @@
+export { auditService } from './service';
+export { auditConfigSchema, readConfig, type AuditConfig } from './config';
+export { createApp } from './app';

@@ -1,0 +1,3 @@
+export { automationService } from './service';
+export { automationConfigSchema, readConfig, type AutomationConfig } from './config';
+export { createApp } from './app';

@@ -1,0 +1,14 @@
+import { bootService, exitOnSignals } from '@parley/shared';
+import { readConfig } from './config';
+import { automationService } from './service';
+
+async function main(): Promise<void> {
+  const config = readConfig();
+  const svc = await bootService(automationService, config, { port: config.PORT });
+  exitOnSignals(svc.stop, svc.deps.log);
+}
+
+main().catch((err: unknown) => {
+  console.error(err);
+  process.exit(1);
+});

@@ -1,0 +1,3 @@
+export { contactsService } from './service';
+export { contactsConfigSchema, readConfig, type ContactsConfig } from './config';
+export { createApp } from './app';

@@ -1,0 +1,10 @@
+import path from 'node:path';
+import type { ServiceDefinition } from '@parley/shared';
+import type { ContactsConfig } from './config';
+import { createApp } from './app';
+
+export const contactsService: ServiceDefinition<ContactsConfig> = {
+  name: 'contacts',
+  migrationsDir: path.resolve(__dirname, '..', 'migrations'),
+  createApp,
+};

@@ -1,0 +1,3 @@
+export { conversationsService } from './service';
+export { conversationsConfigSchema, readConfig, type ConversationsConfig } from './config';
+export { createApp } from './app';

@@ -1,0 +1,10 @@
+import path from 'node:path';
+import type { ServiceDefinition } from '@parley/shared';
+import type { ConversationsConfig } from './config';
+import { createApp } from './app';
+
+export const conversationsService: ServiceDefinition<ConversationsConfig> = {
+  name: 'conversations',
+  migrationsDir: path.resolve(__dirname, '..', 'migrations'),
+  createApp,
+};

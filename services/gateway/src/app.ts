@@ -1,0 +1,46 @@
+import type { Express } from 'express';
+import { createBaseApp, finishApp, healthRouter, jsonBody, requireInternalContext, UnauthorizedError, type ServiceDeps } from '@parley/shared';
+import type { GatewayConfig } from './config';
+import type { GatewayDeps } from './deps';
+import { PrincipalStore } from './auth/principals';
+import { accountScope, anonymousScope, authenticate, stripIdentityHeaders, userScope } from './auth/middleware';
+import { byIp, byToken, rateLimit } from './ratelimit';
+import { upstreamProxy } from './proxy';
+import { accountRouting, publicRouting } from './routing';
+import { platformRouter, platformAuth } from './platform/routes';
+import { profileRouter } from './identity/profile-routes';
+import { accountRouter } from './identity/account-routes';
+import { internalRouter } from './internal/routes';
+
+export function gatewayDeps(deps: ServiceDeps<GatewayConfig>): GatewayDeps {
+  return { ...deps, principals: new PrincipalStore(deps.pool, deps.redis, deps.config.NAMESPACE, deps.config.PRINCIPAL_CACHE_TTL_SECONDS) };
+}
+
+/** The public entry point: every client request passes here. */
+export function createApp(base: ServiceDeps<GatewayConfig>): Express {
+  const deps = gatewayDeps(base);
+  const { config, redis, log } = deps;
+  const app = createBaseApp(log);
+  app.use(healthRouter({ service: 'gateway', pool: deps.pool, redis, amqp: deps.amqp }));
+  app.use(stripIdentityHeaders);
+  const window = config.RATE_LIMIT_WINDOW_SECONDS;
+  app.use(rateLimit({ redis, prefix: `${config.NAMESPACE}rl:ip`, points: config.RATE_LIMIT_PER_IP, durationSeconds: window, key: byIp }));
+  const perToken = rateLimit({ redis, prefix: `${config.NAMESPACE}rl:token`, points: config.RATE_LIMIT_PER_TOKEN, durationSeconds: window, key: byToken });
+  const auth = authenticate(deps.principals);
+
+  // Service-to-service API: only callers holding the internal secret (never a client).
+  app.use('/internal', requireInternalContext(config.INTERNAL_SECRET), (req, _res, next) => {
+    if (req.ctx.actor.type !== 'service') return next(new UnauthorizedError('Internal API is for services only'));
+    next();
+  }, jsonBody(), internalRouter(deps));
+
+  app.use('/platform/api/v1', perToken, platformAuth(config), jsonBody(), platformRouter(deps));
+  app.use('/api/v1/profile', auth, perToken, userScope, jsonBody(), profileRouter(deps));
+
+  const proxy = upstreamProxy(config, log);
+  app.use('/api/v1/accounts/:account_id', auth, perToken, accountScope(deps.principals), accountRouting(config));
+  app.use('/public/api/v1', anonymousScope, publicRouting(config));
+  app.use(proxy);
+  app.use('/api/v1/accounts/:account_id', jsonBody(), accountRouter(deps));
+  return finishApp(app);
+}

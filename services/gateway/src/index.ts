@@ -1,0 +1,3 @@
+export { gatewayService } from './service';
+export { gatewayConfigSchema, readConfig, type GatewayConfig } from './config';
+export { createApp } from './app';

@@ -1,0 +1,10 @@
+import path from 'node:path';
+import type { ServiceDefinition } from '@parley/shared';
+import type { GatewayConfig } from './config';
+import { createApp } from './app';
+
+export const gatewayService: ServiceDefinition<GatewayConfig> = {
+  name: 'gateway',
+  migrationsDir: path.resolve(__dirname, '..', 'migrations'),
+  createApp,
+};

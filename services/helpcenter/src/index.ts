@@ -1,0 +1,3 @@
+export { helpcenterService } from './service';
+export { helpcenterConfigSchema, readConfig, type HelpcenterConfig } from './config';
+export { createApp } from './app';
