@@ -1,0 +1,244 @@
+import net from 'node:net';
+import amqplib from 'amqplib';
+import { Client } from 'pg';
+import {
+  AmqpConnection,
+  buildEnvelope,
+  createLogger,
+  createPool,
+  EventConsumer,
+  migrateService,
+  OutboxRelay,
+  serviceDatabaseUrl,
+  systemContext,
+  withTransaction,
+  writeEvent,
+  type Pool,
+} from '../src';
+import { createTestEnv, infra, waitFor, type TestEnv } from '@parley/testkit';
+
+const log = createLogger('kernel-test', 'silent');
+const SERVICE = 'kerneltest';
+
+/** A TCP relay to RabbitMQ that the test can cut and restore: a real broker outage, seen from the client. */
+class CuttableLink {
+  private server: net.Server | null = null;
+  private sockets = new Set<net.Socket>();
+  constructor(
+    readonly port: number,
+    private readonly target: { host: string; port: number },
+  ) {}
+  async up(): Promise<void> {
+    this.server = net.createServer((client) => {
+      const upstream = net.connect(this.target.port, this.target.host);
+      this.sockets.add(client).add(upstream);
+      client.pipe(upstream).pipe(client);
+      const close = () => {
+        client.destroy();
+        upstream.destroy();
+      };
+      client.on('error', close).on('close', close);
+      upstream.on('error', close).on('close', close);
+    });
+    await new Promise<void>((r) => this.server!.listen(this.port, '127.0.0.1', r));
+  }
+  async down(): Promise<void> {
+    for (const s of this.sockets) s.destroy();
+    this.sockets.clear();
+    const srv = this.server;
+    this.server = null;
+    if (srv) await new Promise<void>((r) => srv.close(() => r()));
+  }
+}
+
+async function freePort(): Promise<number> {
+  const srv = net.createServer();
+  await new Promise<void>((r) => srv.listen(0, '127.0.0.1', r));
+  const port = (srv.address() as net.AddressInfo).port;
+  await new Promise<void>((r) => srv.close(() => r()));
+  return port;
+}
+
+describe('outbox relay and consumer runner against real Postgres and RabbitMQ', () => {
+  let env: TestEnv;
+  let pool: Pool;
+  let roleUrl: string;
+  let conn: amqplib.ChannelModel;
+  let ch: amqplib.Channel;
+
+  beforeAll(async () => {
+    env = await createTestEnv();
+    await migrateService({ adminUrl: env.db.url, service: SERVICE, rolePassword: env.config.DB_ROLE_PASSWORD, migrationsDir: '/nonexistent', log });
+    roleUrl = serviceDatabaseUrl(env.db.url, SERVICE, env.config.DB_ROLE_PASSWORD);
+    pool = createPool(roleUrl, SERVICE, 5);
+    await pool.query('CREATE TABLE effects (event_id uuid, note text)');
+    conn = await amqplib.connect(infra().amqpUrl);
+    ch = await conn.createChannel();
+  });
+
+  afterAll(async () => {
+    await ch?.close().catch(() => undefined);
+    await conn?.close().catch(() => undefined);
+    await pool?.end();
+    await env?.close();
+  });
+
+  /** A throwaway queue bound to the namespaced exchange, collecting what the relay publishes. */
+  async function tap(routingKey: string): Promise<{ received: Array<{ id: string; type: string }>; close(): Promise<void> }> {
+    const exchange = `${env.namespace}domain.events`;
+    const tapCh = await conn.createChannel();
+    await tapCh.assertExchange(exchange, 'topic', { durable: true });
+    const q = await tapCh.assertQueue('', { exclusive: true });
+    await tapCh.bindQueue(q.queue, exchange, routingKey);
+    const received: Array<{ id: string; type: string }> = [];
+    await tapCh.consume(q.queue, (m) => {
+      if (!m) return;
+      try {
+        received.push(JSON.parse(m.content.toString()));
+      } catch {
+        // not ours to judge here
+      }
+    }, { noAck: true });
+    return { received, close: () => tapCh.close().catch(() => undefined) };
+  }
+
+  it('when an event is written while RabbitMQ is unreachable, then it is delivered once the broker is back', async () => {
+    const port = await freePort();
+    const link = new CuttableLink(port, { host: '127.0.0.1', port: Number(new URL(infra().amqpUrl).port || 5672) });
+    const amqp = new AmqpConnection(`amqp://guest:guest@127.0.0.1:${port}`, log, env.namespace);
+    const relay = new OutboxRelay({ pool, listenUrl: roleUrl, schema: SERVICE, amqp, log, pollMs: 200 });
+    const sink = await tap('test.ping');
+    try {
+      amqp.start();
+      relay.start();
+      const ctx = systemContext(SERVICE, 1, 'req-outage');
+      const written = await withTransaction(pool, (tx) => writeEvent(tx, ctx, { type: 'test.ping', accountId: 1, data: { id: 'outage' } }));
+
+      // The broker is away: the event stays in the outbox, unpublished, and nothing is lost.
+      await new Promise((r) => setTimeout(r, 1500));
+      const pending = await pool.query('SELECT published_at FROM outbox WHERE event_id = $1', [written.id]);
+      expect(pending.rows[0].published_at).toBeNull();
+      expect(sink.received).toHaveLength(0);
+
+      await link.up();
+      await waitFor(() => sink.received.some((e) => e.id === written.id), { what: 'event delivered after the outage' });
+      await waitFor(async () => (await pool.query('SELECT published_at FROM outbox WHERE event_id = $1', [written.id])).rows[0].published_at !== null);
+      expect(sink.received.filter((e) => e.id === written.id)).toHaveLength(1);
+    } finally {
+      await sink.close();
+      await relay.stop();
+      await amqp.close();
+      await link.down();
+    }
+  });
+
+  it('when the relay is running, then a committed event is published at once and a rolled-back one never is', async () => {
+    const amqp = new AmqpConnection(infra().amqpUrl, log, env.namespace);
+    await amqp.connect();
+    const relay = new OutboxRelay({ pool, listenUrl: roleUrl, schema: SERVICE, amqp, log, pollMs: 60_000 });
+    const sink = await tap('test.ping');
+    try {
+      relay.start();
+      const ctx = systemContext(SERVICE, 1, 'req-commit');
+      await expect(
+        withTransaction(pool, async (tx) => {
+          await writeEvent(tx, ctx, { type: 'test.ping', accountId: 1, data: { id: 'rolled-back' } });
+          throw new Error('change failed');
+        }),
+      ).rejects.toThrow('change failed');
+      const ok = await withTransaction(pool, (tx) => writeEvent(tx, ctx, { type: 'test.ping', accountId: 1, data: { id: 'committed' } }));
+      // pollMs is a minute, so only LISTEN/NOTIFY can make this fast enough.
+      await waitFor(() => sink.received.some((e) => e.id === ok.id), { what: 'notified publish', timeoutMs: 20_000 });
+      expect(sink.received.some((e) => (e as unknown as { data: { id: string } }).data.id === 'rolled-back')).toBe(false);
+    } finally {
+      await sink.close();
+      await relay.stop();
+      await amqp.close();
+    }
+  });
+
+  describe('consumer', () => {
+    let amqp: AmqpConnection;
+    let consumer: EventConsumer;
+    let failures: Map<string, number>;
+
+    beforeAll(async () => {
+      amqp = new AmqpConnection(infra().amqpUrl, log, env.namespace, 60_000);
+      await amqp.connect();
+      failures = new Map();
+      consumer = new EventConsumer({
+        queue: `${SERVICE}.events`,
+        bindings: ['test.*'],
+        pool,
+        amqp,
+        log,
+        prefetch: 1,
+        maxAttempts: 3,
+        retryDelayMs: 10,
+        handle: async (tx, event) => {
+          const note = String(event.data['note'] ?? '');
+          if (note === 'always-fails') throw new Error('boom');
+          if (note === 'fails-once' && !failures.has(event.id)) {
+            failures.set(event.id, 1);
+            throw new Error('transient');
+          }
+          await tx.query('INSERT INTO effects (event_id, note) VALUES ($1, $2)', [event.id, note]);
+        },
+      });
+      await consumer.start();
+    });
+
+    afterAll(async () => {
+      await consumer.stop();
+      await amqp.close();
+    });
+
+    function publish(body: unknown): void {
+      const content = Buffer.from(typeof body === 'string' ? body : JSON.stringify(body));
+      ch.publish(`${env.namespace}domain.events`, 'test.ping', content, { persistent: true });
+    }
+
+    function ping(note: string) {
+      return buildEnvelope(systemContext(SERVICE, 1, 'req'), { type: 'test.ping', accountId: 1, data: { id: note, note } });
+    }
+
+    async function effects(eventId: string): Promise<number> {
+      const r = await pool.query('SELECT count(*)::int AS n FROM effects WHERE event_id = $1', [eventId]);
+      return r.rows[0].n;
+    }
+
+    it('when the same event is delivered twice, then its effect happens once', async () => {
+      const dup = ping('duplicate');
+      publish(dup);
+      publish(dup);
+      const sentinel = ping('sentinel');
+      publish(sentinel);
+      // prefetch 1: once the sentinel is done, both copies before it were handled.
+      await waitFor(async () => (await effects(sentinel.id)) === 1, { what: 'sentinel processed' });
+      expect(await effects(dup.id)).toBe(1);
+      const seen = await pool.query('SELECT count(*)::int AS n FROM processed_events WHERE event_id = $1', [dup.id]);
+      expect(seen.rows[0].n).toBe(1);
+    });
+
+    it('when a handler fails once, then the event is retried and takes effect once', async () => {
+      const ev = ping('fails-once');
+      publish(ev);
+      await waitFor(async () => (await effects(ev.id)) === 1, { what: 'retried event processed' });
+      expect(failures.get(ev.id)).toBe(1);
+    });
+
+    it('when messages are poison or keep failing, then they land in the dead-letter queue and nothing else is affected', async () => {
+      publish('{not json');
+      publish({ ...ping('x'), type: 'no.such.event' });
+      const failing = ping('always-fails');
+      publish(failing);
+      const after = ping('after-poison');
+      publish(after);
+      await waitFor(async () => (await ch.checkQueue(consumer.deadLetterQueue)).messageCount === 3, { what: 'three dead letters', timeoutMs: 20_000 });
+      await waitFor(async () => (await effects(after.id)) === 1, { what: 'later event still processed' });
+      expect(await effects(failing.id)).toBe(0);
+      const msg = await ch.get(consumer.deadLetterQueue, { noAck: true });
+      expect(msg).not.toBe(false);
+    });
+  });
+});
