@@ -69,7 +69,9 @@ export async function ensureDatabase(adminUrl: string): Promise<void> {
   try {
     await client.query(`CREATE DATABASE "${name.replace(/"/g, '""')}"`);
   } catch (err) {
-    if ((err as { code?: string }).code !== '42P04') throw err;
+    const code = (err as { code?: string }).code;
+    // 42P04: it exists now; 23505: another process created it at the same moment.
+    if (code !== '42P04' && code !== '23505') throw err;
   } finally {
     await client.end();
   }

@@ -27,6 +27,9 @@ export async function migrateService(opts: MigrateOptions): Promise<void> {
   const client = new Client({ connectionString: serviceDatabaseUrl(opts.adminUrl, opts.service, opts.rolePassword) });
   await client.connect();
   const log = (msg: string) => opts.log?.debug({ service: opts.service }, msg);
+  // node-pg-migrate's own lock is one try-lock for the whole database, so services (or
+  // replicas) migrating at once would fail. Ours waits, and is per service.
+  await client.query('SELECT pg_advisory_lock(hashtext($1))', [`parley-migrate-${opts.service}`]);
   try {
     const runs: Array<[string, string]> = [[KERNEL_MIGRATIONS_DIR, 'kernel_migrations']];
     if (existsSync(opts.migrationsDir)) runs.push([opts.migrationsDir, 'migrations']);
@@ -40,11 +43,14 @@ export async function migrateService(opts: MigrateOptions): Promise<void> {
         migrationsSchema: opts.service,
         checkOrder: true,
         singleTransaction: true,
+        noLock: true,
         log,
-        logger: { debug: log, info: log, warn: log, error: (m: string) => opts.log?.error({ service: opts.service }, m) },
+        // Our files are numbered (001_x.sql), not timestamped; the runner says so at error level.
+        logger: { debug: log, info: log, warn: log, error: (m: string) => (m.startsWith("Can't determine timestamp") ? log(m) : opts.log?.error({ service: opts.service }, m)) },
       });
     }
   } finally {
+    await client.query('SELECT pg_advisory_unlock(hashtext($1))', [`parley-migrate-${opts.service}`]).catch(() => undefined);
     await client.end();
   }
 }

@@ -1,0 +1,53 @@
+#!/usr/bin/env bash
+# Makes sure a fresh Debian machine can run the stack and its tests: Node's pnpm, and local
+# PostgreSQL, RabbitMQ and Redis (installed from Debian's packages if missing, started if
+# stopped). Idempotent; prints what it does.
+set -euo pipefail
+
+PNPM_VERSION=10.34.8
+log() { echo "[ensure-infra] $*"; }
+
+if ! command -v pnpm >/dev/null 2>&1; then
+  log "installing pnpm@$PNPM_VERSION"
+  npm install -g "pnpm@$PNPM_VERSION" >/dev/null
+fi
+
+need_pkgs=()
+command -v pg_ctlcluster >/dev/null 2>&1 || need_pkgs+=(postgresql)
+command -v redis-server >/dev/null 2>&1 || need_pkgs+=(redis-server)
+command -v rabbitmq-server >/dev/null 2>&1 || need_pkgs+=(rabbitmq-server)
+if [ ${#need_pkgs[@]} -gt 0 ]; then
+  log "installing ${need_pkgs[*]}"
+  apt-get update -qq >/dev/null
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need_pkgs[@]}" >/dev/null
+fi
+
+wait_for() { # name, command, seconds
+  local name=$1 cmd=$2 secs=${3:-60}
+  for _ in $(seq 1 "$secs"); do
+    if eval "$cmd" >/dev/null 2>&1; then return 0; fi
+    sleep 1
+  done
+  log "$name did not come up"; return 1
+}
+
+if ! pg_isready -h 127.0.0.1 -p 5432 -q 2>/dev/null; then
+  log "starting PostgreSQL"
+  pg_ctlcluster --skip-systemctl-redirect "$(ls /etc/postgresql | head -1)" main start || true
+  wait_for postgres "pg_isready -h 127.0.0.1 -p 5432 -q" 60
+fi
+
+if ! redis-cli -h 127.0.0.1 -p 6379 ping 2>/dev/null | grep -q PONG; then
+  log "starting Redis"
+  mkdir -p /var/lib/redis /var/log/redis
+  redis-server --daemonize yes --bind 127.0.0.1 -::1 --port 6379 --save "" --appendonly no --dir /var/lib/redis --logfile /var/log/redis/ci.log
+  wait_for redis "redis-cli -h 127.0.0.1 -p 6379 ping | grep -q PONG" 30
+fi
+
+if ! (exec 3<>/dev/tcp/127.0.0.1/5672) 2>/dev/null; then
+  log "starting RabbitMQ"
+  rabbitmq-server -detached || true
+  wait_for rabbitmq "(exec 3<>/dev/tcp/127.0.0.1/5672)" 90
+  wait_for rabbitmq "rabbitmq-diagnostics -q check_running" 60 || true
+fi
+log "PostgreSQL, RabbitMQ and Redis are up"

@@ -1,0 +1,61 @@
+#!/usr/bin/env node
+/* Starts all six services as child processes (after migrating once), waits for the
+ * gateway to be ready, prints how to use it, and stops everything on Ctrl-C / SIGTERM. */
+const { spawn, spawnSync } = require('node:child_process');
+const path = require('node:path');
+const { services, root } = require('./services');
+
+const gatewayPort = Number(process.env.PORT || 3000);
+const platformToken = process.env.PLATFORM_API_TOKEN || 'parley-dev-platform-token-change-me';
+
+const migrated = spawnSync(process.execPath, [path.join(__dirname, 'migrate.js')], { stdio: 'inherit', env: process.env });
+if (migrated.status !== 0) process.exit(migrated.status || 1);
+
+const children = services.map((s) => {
+  const env = { ...process.env, PORT: String(s.name === 'gateway' ? gatewayPort : s.port) };
+  const child = spawn(process.execPath, [s.main], { stdio: 'inherit', env, cwd: root });
+  child.on('exit', (code, signal) => {
+    if (!stopping) {
+      console.error(`[start] ${s.name} exited (${signal || code}); stopping the stack`);
+      stop(1);
+    }
+  });
+  return child;
+});
+
+let stopping = false;
+function stop(code = 0) {
+  if (stopping) return;
+  stopping = true;
+  for (const c of children) if (c.exitCode === null) c.kill('SIGTERM');
+  const t = setTimeout(() => process.exit(code), 15_000);
+  Promise.all(children.map((c) => (c.exitCode !== null ? null : new Promise((r) => c.on('exit', r))))).then(() => {
+    clearTimeout(t);
+    process.exit(code);
+  });
+}
+process.on('SIGINT', () => stop(0));
+process.on('SIGTERM', () => stop(0));
+
+(async () => {
+  const url = `http://localhost:${gatewayPort}`;
+  for (let i = 0; i < 120 && !stopping; i++) {
+    try {
+      const res = await fetch(`${url}/readyz`);
+      if (res.ok) break;
+    } catch {
+      // not yet
+    }
+    await new Promise((r) => setTimeout(r, 500));
+  }
+  console.log(`
+==============================================================
+ Parley is up: ${url}
+ Bootstrap a demo account, admin and inbox:   pnpm seed
+ Or by hand with the Platform API (token from PLATFORM_API_TOKEN):
+   curl -X POST ${url}/platform/api/v1/accounts -H 'api_access_token: ${platformToken}' \\
+        -H 'content-type: application/json' -d '{"name":"Acme"}'
+ Docs: README.md and docs/architecture.md
+==============================================================
+`);
+})();
