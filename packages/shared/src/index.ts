@@ -15,3 +15,4 @@ export * from './runtime';
 export * from './time';
 export * from './events/envelope';
 export * from './events/catalogue';
+export * from './openapi';

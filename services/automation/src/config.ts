@@ -1,8 +1,32 @@
 import { z } from 'zod';
 import { baseConfigSchema, loadConfig } from '@parley/shared';
 
+/** `true`/`false`/`1`/`0` from env; z.coerce.boolean would read "false" as true. */
+const flag = z.union([z.boolean(), z.enum(['true', 'false', '1', '0'])]).transform((v) => v === true || v === 'true' || v === '1');
+
 export const automationConfigSchema = baseConfigSchema.extend({
   PORT: z.coerce.number().int().min(0).max(65535).default(3004),
+  /**
+   * Lets webhooks target private, loopback and link-local addresses. Off in production so an
+   * administrator cannot make the service call into the internal network (SSRF).
+   */
+  WEBHOOK_ALLOW_PRIVATE: flag.default(false),
+  /** Per-request timeout of a webhook delivery (Chatwoot's WEBHOOK_TIMEOUT, 5 s). */
+  WEBHOOK_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(5000),
+  /**
+   * Retry schedule: attempt n waits about BASE * 2^(n-1) (half of it jittered), capped at
+   * MAX_DELAY. Defaults give 13 attempts over roughly a day before a delivery goes dead.
+   */
+  WEBHOOK_RETRY_BASE_MS: z.coerce.number().int().min(1).default(20_000),
+  WEBHOOK_RETRY_MAX_DELAY_MS: z.coerce.number().int().min(1).default(12 * 3600_000),
+  WEBHOOK_MAX_ATTEMPTS: z.coerce.number().int().min(1).max(100).default(13),
+  /** Deliveries in flight per process, and per target URL (one slow receiver cannot take every slot). */
+  WEBHOOK_CONCURRENCY: z.coerce.number().int().min(1).max(1000).default(50),
+  WEBHOOK_PER_URL_CONCURRENCY: z.coerce.number().int().min(1).max(1000).default(5),
+  /** How often the sender looks for due deliveries when idle. */
+  WEBHOOK_POLL_MS: z.coerce.number().int().min(10).default(500),
+  /** Rule-cache entries (accounts) kept in memory. */
+  RULE_CACHE_ACCOUNTS: z.coerce.number().int().min(1).default(10_000),
 });
 
 export type AutomationConfig = z.infer<typeof automationConfigSchema>;

@@ -12,6 +12,8 @@ export const gatewayConfigSchema = baseConfigSchema.extend({
   RATE_LIMIT_PER_TOKEN: z.coerce.number().int().positive().default(3000),
   PROXY_TIMEOUT_MS: z.coerce.number().int().positive().default(30_000),
   PRINCIPAL_CACHE_TTL_SECONDS: z.coerce.number().int().positive().default(300),
+  /** Key of the profile's `hmac_identifier` (Chatwoot's CHATWOOT_INBOX_HMAC_KEY): HMAC-SHA256 of the user's email. */
+  USER_HMAC_KEY: z.string().min(1).default('parley-dev-user-hmac-key'),
 });
 
 export type GatewayConfig = z.infer<typeof gatewayConfigSchema>;

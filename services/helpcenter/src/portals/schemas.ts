@@ -1,0 +1,65 @@
+import { z } from 'zod';
+import { LIMITS, localeSchema, optionalHttpUrl, optionalText, requiredText, slugSchema } from '../common/validation';
+
+const HOST_RE = /^(?=.{1,253}$)[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)+$/;
+
+/** A bare host name; a full URL is reduced to its host, as Chatwoot does. */
+const customDomain = z
+  .string()
+  .trim()
+  .max(LIMITS.name)
+  .nullable()
+  .transform((v, ctx) => {
+    if (v === null || v === '') return null;
+    let host = v.toLowerCase();
+    if (/^https?:\/\//.test(host)) {
+      try {
+        host = new URL(host).hostname;
+      } catch {
+        ctx.addIssue({ code: 'custom', message: 'is not a valid domain' });
+        return z.NEVER;
+      }
+    }
+    host = host.replace(/\.$/, '');
+    if (!HOST_RE.test(host)) {
+      ctx.addIssue({ code: 'custom', message: 'is not a valid domain (e.g. help.example.com)' });
+      return z.NEVER;
+    }
+    return host;
+  });
+
+const color = z
+  .string()
+  .trim()
+  .nullable()
+  .refine((v) => v === null || v === '' || /^#(?:[0-9a-fA-F]{3}|[0-9a-fA-F]{6})$/.test(v), 'must be a hex colour such as #1f93ff')
+  .transform((v) => (v === null || v === '' ? null : v));
+
+/** Chatwoot accepts only these config keys; anything else is refused rather than stored. */
+const configInput = z
+  .object({
+    allowed_locales: z.array(localeSchema).max(LIMITS.locales).optional(),
+    default_locale: localeSchema.optional(),
+  })
+  .strict();
+
+const fields = {
+  name: requiredText(LIMITS.name),
+  slug: slugSchema,
+  custom_domain: customDomain.optional(),
+  color: color.optional(),
+  header_text: optionalText(LIMITS.headerText).optional(),
+  homepage_link: optionalHttpUrl.optional(),
+  page_title: optionalText(LIMITS.title).optional(),
+  config: configInput.optional(),
+  archived: z.boolean().optional(),
+};
+
+export const createPortalBody = z.object(fields);
+export const updatePortalBody = z.object({ ...fields, name: fields.name.optional(), slug: fields.slug.optional() });
+
+export type CreatePortalInput = z.infer<typeof createPortalBody>;
+export type UpdatePortalInput = z.infer<typeof updatePortalBody>;
+export type PortalConfigInput = z.infer<typeof configInput>;
+
+export const showPortalQuery = z.object({ locale: localeSchema.optional() });
