@@ -206,3 +206,15 @@ export function finishApp(app: Express): Express {
   app.use(errorMiddleware());
   return app;
 }
+
+/**
+ * Chatwoot wraps JSON params (`{"agent": {...}}`) and also reads them flat (Rails'
+ * wrap_parameters): accept both, the wrapped object winning when it is present.
+ */
+export function unwrap(body: unknown, key: string): unknown {
+  if (body && typeof body === 'object' && !Array.isArray(body)) {
+    const inner = (body as Record<string, unknown>)[key];
+    if (inner && typeof inner === 'object' && !Array.isArray(inner)) return inner;
+  }
+  return body;
+}

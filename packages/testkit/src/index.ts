@@ -1,3 +1,4 @@
 export * from './infra';
 export * from './harness';
 export * from './helpers';
+export * from './events';

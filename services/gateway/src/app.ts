@@ -1,5 +1,5 @@
 import type { Express } from 'express';
-import { createBaseApp, finishApp, healthRouter, jsonBody, requireInternalContext, UnauthorizedError, type ServiceDeps } from '@parley/shared';
+import { createBaseApp, finishApp, healthRouter, jsonBody, requireInternalContext, type ServiceDeps } from '@parley/shared';
 import type { GatewayConfig } from './config';
 import type { GatewayDeps } from './deps';
 import { PrincipalStore } from './auth/principals';
@@ -22,17 +22,14 @@ export function createApp(base: ServiceDeps<GatewayConfig>): Express {
   const { config, redis, log } = deps;
   const app = createBaseApp(log);
   app.use(healthRouter({ service: 'gateway', pool: deps.pool, redis, amqp: deps.amqp }));
+  // Service-to-service API: only callers that sign with the internal secret (the services;
+  // never a client, who cannot sign). Mounted before the identity headers are stripped.
+  app.use('/internal', requireInternalContext(config.INTERNAL_SECRET), jsonBody(), internalRouter(deps));
   app.use(stripIdentityHeaders);
   const window = config.RATE_LIMIT_WINDOW_SECONDS;
   app.use(rateLimit({ redis, prefix: `${config.NAMESPACE}rl:ip`, points: config.RATE_LIMIT_PER_IP, durationSeconds: window, key: byIp }));
   const perToken = rateLimit({ redis, prefix: `${config.NAMESPACE}rl:token`, points: config.RATE_LIMIT_PER_TOKEN, durationSeconds: window, key: byToken });
   const auth = authenticate(deps.principals);
-
-  // Service-to-service API: only callers holding the internal secret (never a client).
-  app.use('/internal', requireInternalContext(config.INTERNAL_SECRET), (req, _res, next) => {
-    if (req.ctx.actor.type !== 'service') return next(new UnauthorizedError('Internal API is for services only'));
-    next();
-  }, jsonBody(), internalRouter(deps));
 
   app.use('/platform/api/v1', perToken, platformAuth(config), jsonBody(), platformRouter(deps));
   app.use('/api/v1/profile', auth, perToken, userScope, jsonBody(), profileRouter(deps));

@@ -1,7 +1,36 @@
-import { Router } from 'express';
+import { Router, type Request, type RequestHandler } from 'express';
+import { parseBody, unwrap } from '@parley/shared';
 import type { GatewayDeps } from '../deps';
+import { availabilityUpdate, profileUpdate } from './schemas';
+import { loadUser, resetUserToken, setAvailability, updateProfile, userRecordOf } from './users-service';
 
-export function profileRouter(_deps: GatewayDeps): Router {
+function userIdOf(req: Request): number {
+  return req.ctx.actor.id as number;
+}
+
+/** `/api/v1/profile` (SPEC operation 8): the caller's own User record. Users only, never bots. */
+export function profileRouter(deps: GatewayDeps): Router {
   const router = Router();
+  const answer = async (req: Request) => userRecordOf(deps, deps.pool, await loadUser(deps.pool, userIdOf(req)));
+
+  router.get('/', async (req, res) => {
+    res.json(await answer(req));
+  });
+  const update: RequestHandler = async (req, res) => {
+    const input = parseBody(profileUpdate, unwrap(req.body, 'profile'));
+    await updateProfile(deps, req.ctx, userIdOf(req), input);
+    res.json(await answer(req));
+  };
+  router.put('/', update);
+  router.patch('/', update);
+  router.post('/reset_access_token', async (req, res) => {
+    await resetUserToken(deps, userIdOf(req));
+    res.json(await answer(req));
+  });
+  router.post('/availability', async (req, res) => {
+    const input = parseBody(availabilityUpdate, unwrap(req.body, 'profile'));
+    await setAvailability(deps, req.ctx, userIdOf(req), input.availability, input.account_id);
+    res.json(await answer(req));
+  });
   return router;
 }

@@ -1,0 +1,38 @@
+import { AmqpConnection, createLogger, parseEnvelope, type EventEnvelope } from '@parley/shared';
+import { infra } from './infra';
+import { waitFor } from './helpers';
+
+/** Collects the events a test's system publishes (a private, auto-deleted queue on the bus). */
+export interface EventTap {
+  events: EventEnvelope[];
+  /** Waits for an event of this type matching `match`, and returns it. */
+  next(type: string, match?: (e: EventEnvelope) => boolean, timeoutMs?: number): Promise<EventEnvelope>;
+  close(): Promise<void>;
+}
+
+/** Binds an exclusive queue to the namespace's exchange for `patterns` (`#` for all). */
+export async function tapEvents(namespace: string, patterns: string[] = ['#']): Promise<EventTap> {
+  const conn = new AmqpConnection(infra().amqpUrl, createLogger('event-tap', 'silent'), namespace);
+  const c = await conn.connect();
+  const ch = await c.createChannel();
+  const { queue } = await ch.assertQueue('', { exclusive: true, autoDelete: true });
+  for (const p of patterns) await ch.bindQueue(queue, conn.exchange, p);
+  const events: EventEnvelope[] = [];
+  await ch.consume(
+    queue,
+    (msg) => {
+      if (!msg) return;
+      const parsed = parseEnvelope(JSON.parse(msg.content.toString('utf8')));
+      if (parsed.ok) events.push(parsed.envelope);
+    },
+    { noAck: true },
+  );
+  return {
+    events,
+    next: (type, match = () => true, timeoutMs = 15_000) => waitFor(() => events.find((e) => e.type === type && match(e)), { timeoutMs, what: `event ${type}` }),
+    async close() {
+      await ch.close().catch(() => undefined);
+      await conn.close();
+    },
+  };
+}
