@@ -1,9 +1,10 @@
 import type { Express } from 'express';
 import { createServiceApp, type ServiceDeps } from '@parley/shared';
 import type { AutomationConfig } from './config';
+import { rulesRouter } from './rules/routes';
 
 export function createApp(deps: ServiceDeps<AutomationConfig>): Express {
-  return createServiceApp(deps, (_app) => {
-    // routes are mounted here as features land
+  return createServiceApp(deps, (app) => {
+    app.use('/api/v1/accounts/:account_id/automation_rules', rulesRouter(deps));
   });
 }

@@ -1,0 +1,113 @@
+import { defineOperations, type OperationSpec } from '@parley/shared';
+import { emptyResponse, idParams, ruleCreateResponse, ruleListResponse, ruleSchemas, ruleShowResponse, runsListResponse, runsQuery } from './rules/schemas';
+
+const rules = ruleSchemas(false);
+const RULES = '/api/v1/accounts/{account_id}/automation_rules';
+const adminOnly = { security: ['userApiKey'] as OperationSpec['security'] };
+const ruleErrors = [401, 403, 404, 422];
+
+export const operations = defineOperations([
+  {
+    method: 'get',
+    path: RULES,
+    operationId: 'listAutomationRules',
+    summary: 'List automation rules',
+    tags: ['Automation Rule'],
+    ...adminOnly,
+    responses: { 200: { description: 'The account\'s rules, oldest first', schema: ruleListResponse } },
+    errors: [401, 403, 404],
+  },
+  {
+    method: 'post',
+    path: RULES,
+    operationId: 'createAutomationRule',
+    summary: 'Create an automation rule',
+    description: 'Administrators only. The whole body is validated: every problem is a 422 naming the field.',
+    tags: ['Automation Rule'],
+    ...adminOnly,
+    body: rules.create,
+    responses: { 200: { description: 'The new rule, inside a one-element payload array (SPEC op 2)', schema: ruleCreateResponse } },
+    errors: ruleErrors,
+    requestExample: {
+      name: 'Refunds to billing',
+      description: 'Label refund requests',
+      event_name: 'message_created',
+      active: true,
+      conditions: [{ attribute_key: 'content', filter_operator: 'contains', values: ['refund'], query_operator: null }],
+      actions: [
+        { action_name: 'add_label', action_params: ['billing'] },
+        { action_name: 'change_priority', action_params: ['high'] },
+      ],
+    },
+  },
+  {
+    method: 'get',
+    path: `${RULES}/{id}`,
+    operationId: 'getAutomationRule',
+    summary: 'Show an automation rule',
+    tags: ['Automation Rule'],
+    ...adminOnly,
+    params: idParams,
+    responses: { 200: { description: 'The rule', schema: ruleShowResponse } },
+    errors: [401, 403, 404],
+  },
+  {
+    method: 'patch',
+    path: `${RULES}/{id}`,
+    operationId: 'updateAutomationRule',
+    summary: 'Update an automation rule (any subset of the create fields)',
+    tags: ['Automation Rule'],
+    ...adminOnly,
+    params: idParams,
+    body: rules.update,
+    responses: { 200: { description: 'The updated rule', schema: ruleShowResponse } },
+    errors: ruleErrors,
+  },
+  {
+    method: 'put',
+    path: `${RULES}/{id}`,
+    operationId: 'replaceAutomationRule',
+    summary: 'Update an automation rule (same as PATCH)',
+    tags: ['Automation Rule'],
+    ...adminOnly,
+    params: idParams,
+    body: rules.update,
+    responses: { 200: { description: 'The updated rule', schema: ruleShowResponse } },
+    errors: ruleErrors,
+  },
+  {
+    method: 'delete',
+    path: `${RULES}/{id}`,
+    operationId: 'deleteAutomationRule',
+    summary: 'Delete an automation rule',
+    tags: ['Automation Rule'],
+    ...adminOnly,
+    params: idParams,
+    responses: { 200: { description: 'Deleted', schema: emptyResponse } },
+    errors: [401, 403, 404],
+  },
+  {
+    method: 'post',
+    path: `${RULES}/{id}/clone`,
+    operationId: 'cloneAutomationRule',
+    summary: 'Copy an automation rule',
+    tags: ['Automation Rule'],
+    ...adminOnly,
+    params: idParams,
+    responses: { 200: { description: 'The copy', schema: ruleShowResponse } },
+    errors: [401, 403, 404],
+  },
+  {
+    method: 'get',
+    path: `${RULES}/{id}/runs`,
+    operationId: 'listAutomationRuleRuns',
+    summary: 'Runs of a rule: each event it was evaluated for, whether it matched, what it did',
+    tags: ['Automation Rule'],
+    ...adminOnly,
+    params: idParams,
+    query: runsQuery,
+    responses: { 200: { description: 'Newest first, 25 per page', schema: runsListResponse } },
+    errors: [400, 401, 403, 404],
+  },
+]);
+
