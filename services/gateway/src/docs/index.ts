@@ -1,0 +1,3 @@
+export { docsRouter } from './routes';
+export { openApiDocument, openApiYaml } from './document';
+export { operationSources } from './operations';
