@@ -11,6 +11,7 @@ import { platformRouter, platformAuth } from './platform/routes';
 import { profileRouter } from './identity/profile-routes';
 import { accountRouter } from './identity/account-routes';
 import { internalRouter } from './internal/routes';
+import { docsRouter } from './docs';
 
 export function gatewayDeps(deps: ServiceDeps<GatewayConfig>): GatewayDeps {
   return { ...deps, principals: new PrincipalStore(deps.pool, deps.redis, deps.config.NAMESPACE, deps.config.PRINCIPAL_CACHE_TTL_SECONDS) };
@@ -22,6 +23,7 @@ export function createApp(base: ServiceDeps<GatewayConfig>): Express {
   const { config, redis, log } = deps;
   const app = createBaseApp(log);
   app.use(healthRouter({ service: 'gateway', pool: deps.pool, redis, amqp: deps.amqp }));
+  app.use(docsRouter()); // /openapi.json, /openapi.yaml, /docs: public, no credential
   // Service-to-service API: only callers that sign with the internal secret (the services;
   // never a client, who cannot sign). Mounted before the identity headers are stripped.
   app.use('/internal', requireInternalContext(config.INTERNAL_SECRET), jsonBody(), internalRouter(deps));
