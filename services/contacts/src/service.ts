@@ -2,9 +2,11 @@ import path from 'node:path';
 import type { ServiceDefinition } from '@parley/shared';
 import type { ContactsConfig } from './config';
 import { createApp } from './app';
+import { contactsConsumer } from './events/consumer';
 
 export const contactsService: ServiceDefinition<ContactsConfig> = {
   name: 'contacts',
   migrationsDir: path.resolve(__dirname, '..', 'migrations'),
   createApp,
+  consumers: (deps) => [contactsConsumer(deps.log)],
 };

@@ -1,0 +1,63 @@
+import { Router, type Request, type Response } from 'express';
+import { NotFoundError, parseBody, parseQuery } from '@parley/shared';
+import type { AppDeps } from '../deps';
+import { avatarFromRequest, multipartAvatar } from '../avatars/upload';
+import { findAvatarByToken } from '../contacts/repository';
+import { publicCreateSchema, publicShowQuerySchema, publicUpdateSchema, unwrap } from '../contacts/schemas';
+import { publicContactView, publicFullContact } from '../contacts/serializers';
+import { publicCreateContact, publicShowContact, publicUpdateContact } from './service';
+
+function param(req: Request, name: string): string {
+  return String(req.params[name] ?? '');
+}
+
+/** Mounted at `/public/api/v1/inboxes/:inbox_identifier/contacts`: no credential (SPEC 5). */
+export function publicContactsRouter(deps: AppDeps): Router {
+  const r = Router({ mergeParams: true });
+  const upload = multipartAvatar(deps.config.AVATAR_MAX_BYTES);
+
+  r.post('/', upload, async (req, res) => {
+    const input = parseBody(publicCreateSchema, unwrap(req.body, 'contact'));
+    const avatar = avatarFromRequest(req);
+    const { contact, contactInbox } = await publicCreateContact(deps, req.ctx, param(req, 'inbox_identifier'), input, avatar);
+    res.json(publicContactView(contact, contactInbox));
+  });
+
+  r.get('/:contact_identifier', async (req, res) => {
+    const q = parseQuery(publicShowQuerySchema, req.query);
+    const { contact, contactInbox } = await publicShowContact(deps, req.ctx, param(req, 'inbox_identifier'), param(req, 'contact_identifier'), q);
+    res.json(publicContactView(contact, contactInbox));
+  });
+
+  const update = [
+    upload,
+    async (req: Request, res: Response) => {
+      const input = parseBody(publicUpdateSchema, unwrap(req.body, 'contact'));
+      const avatar = avatarFromRequest(req);
+      const { contact } = await publicUpdateContact(deps, req.ctx, param(req, 'inbox_identifier'), param(req, 'contact_identifier'), input, avatar);
+      res.json(publicFullContact(contact, deps.config.PUBLIC_BASE_URL));
+    },
+  ];
+  r.patch('/:contact_identifier', ...update);
+  r.put('/:contact_identifier', ...update);
+
+  return r;
+}
+
+/** Mounted at `/public/api/v1/contact_avatars`: uploaded pictures, by their unguessable token. */
+export function publicAvatarsRouter(deps: AppDeps): Router {
+  const r = Router();
+  r.get('/:token', async (req, res) => {
+    const token = param(req, 'token');
+    const avatar = /^[A-Za-z0-9_-]{16,64}$/.test(token) ? await findAvatarByToken(deps.pool, token) : null;
+    if (!avatar) throw new NotFoundError('Avatar', 'token');
+    res.setHeader('content-type', avatar.content_type);
+    res.setHeader('content-length', String(avatar.byte_size));
+    res.setHeader('x-content-type-options', 'nosniff');
+    // A token names one upload forever (a new upload gets a new token).
+    res.setHeader('cache-control', 'public, max-age=31536000, immutable');
+    res.setHeader('etag', `"${avatar.sha256}"`);
+    res.end(avatar.data);
+  });
+  return r;
+}

@@ -1,0 +1,231 @@
+import { randomBytes, randomUUID } from 'node:crypto';
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import express from 'express';
+import { Client } from 'pg';
+import { AmqpConnection, buildEnvelope, createLogger, verifyContext, type Actor, type EventEnvelope, type EventType, type RunningService } from '@parley/shared';
+import { asCaller, createTestEnv, infra, startTestService, TEST_SECRET, type CtxInput, type TestEnv } from '@parley/testkit';
+import { contactsConfigSchema, contactsService, type ContactsConfig } from '../src';
+
+/** docs/contracts.md `Inbox`, as the conversations service answers it. */
+export interface StubInbox {
+  id: number;
+  account_id: number;
+  name: string;
+  channel_type: string;
+  channel_id: number;
+  identifier: string;
+  hmac_token: string;
+  hmac_mandatory: boolean;
+  webhook_url: string | null;
+  avatar_url: string;
+  provider: string | null;
+}
+
+let inboxSeq = 0;
+export function makeInbox(accountId: number, extra: Partial<StubInbox> = {}): StubInbox {
+  inboxSeq += 1;
+  const id = 50_000 + Math.floor(Math.random() * 1_000_000) * 10 + (inboxSeq % 10);
+  return {
+    id,
+    account_id: accountId,
+    name: `Inbox ${id}`,
+    channel_type: 'Channel::Api',
+    channel_id: id,
+    identifier: randomBytes(12).toString('base64url'),
+    hmac_token: randomBytes(16).toString('hex'),
+    hmac_mandatory: false,
+    webhook_url: null,
+    avatar_url: '',
+    provider: null,
+    ...extra,
+  };
+}
+
+/**
+ * The two internal inbox lookups of the conversations service (docs/contracts.md), served
+ * from a map the test fills. It checks the caller signs as a service, as the real one does.
+ */
+export interface ConversationsStub {
+  url: string;
+  inboxes: Map<number, StubInbox>;
+  /** Paths asked, in order (to see when a read-through happened). */
+  calls: string[];
+  add(inbox: StubInbox): StubInbox;
+  close(): Promise<void>;
+}
+
+export async function startConversationsStub(): Promise<ConversationsStub> {
+  const inboxes = new Map<number, StubInbox>();
+  const calls: string[] = [];
+  const app = express();
+  app.use((req, res, next) => {
+    const ctx = verifyContext(req.headers, TEST_SECRET);
+    if (!ctx || ctx.actor.type !== 'service') {
+      res.status(401).json({ description: 'unsigned', errors: [{ field: '', message: 'unsigned', code: 'unauthorized' }] });
+      return;
+    }
+    calls.push(req.path);
+    next();
+  });
+  const notFound = (res: express.Response) => res.status(404).json({ description: 'Inbox could not be found', errors: [{ field: '', message: 'not found', code: 'not_found' }] });
+  app.get('/internal/inboxes/by_identifier/:identifier', (req, res) => {
+    const hit = [...inboxes.values()].find((i) => i.identifier === req.params.identifier);
+    if (!hit) return notFound(res);
+    res.json(hit);
+  });
+  app.get('/internal/accounts/:account_id/inboxes/:id', (req, res) => {
+    const hit = inboxes.get(Number(req.params.id));
+    if (!hit || hit.account_id !== Number(req.params.account_id)) return notFound(res);
+    res.json(hit);
+  });
+  const server: Server = await new Promise((resolve) => {
+    const s = app.listen(0, '127.0.0.1', () => resolve(s));
+  });
+  const port = (server.address() as AddressInfo).port;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    inboxes,
+    calls,
+    add(inbox) {
+      inboxes.set(inbox.id, inbox);
+      return inbox;
+    },
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+export interface ContactsHarness {
+  env: TestEnv;
+  stub: ConversationsStub;
+  svc: RunningService<ContactsConfig>;
+  bus: TestBus;
+  db: Client;
+  call: Caller;
+  close(): Promise<void>;
+}
+
+export const PUBLIC_BASE = 'https://chat.example.test';
+
+/** The contacts service on a fresh database, pointed at a conversations stub. */
+export async function startContacts(extra: Record<string, unknown> = {}): Promise<ContactsHarness> {
+  const env = await createTestEnv();
+  const stub = await startConversationsStub();
+  const svc = await startTestService(contactsService, contactsConfigSchema.parse({ ...env.config, CONVERSATIONS_URL: stub.url, PUBLIC_BASE_URL: PUBLIC_BASE, ...extra }));
+  const bus = createBus(env.namespace);
+  const db = new Client({ connectionString: env.db.url });
+  await db.connect();
+  return {
+    env,
+    stub,
+    svc,
+    bus,
+    db,
+    call: caller(svc.url),
+    async close() {
+      await db.end().catch(() => undefined);
+      await bus.close();
+      await svc.stop();
+      await stub.close();
+      await env.close();
+    },
+  };
+}
+
+export interface Res<T = any> {
+  status: number;
+  body: T;
+  headers: Headers;
+}
+
+export interface CallOpts {
+  /** Who calls (signed like the gateway does); `false` sends no context. */
+  as?: CtxInput | false;
+  body?: unknown;
+  raw?: string;
+  form?: FormData;
+}
+
+export type Caller = <T = any>(method: string, path: string, opts?: CallOpts) => Promise<Res<T>>;
+
+export function caller(baseUrl: string): Caller {
+  return async (method, path, opts = {}) => {
+    const headers: Record<string, string> = opts.as === false ? {} : asCaller(opts.as ?? {});
+    let body: string | FormData | undefined;
+    if (opts.form) body = opts.form;
+    else if (opts.raw !== undefined) {
+      body = opts.raw;
+      headers['content-type'] = 'application/json';
+    } else if (opts.body !== undefined) {
+      body = JSON.stringify(opts.body);
+      headers['content-type'] = 'application/json';
+    }
+    const res = await fetch(baseUrl + path, { method, headers, body });
+    const text = await res.text();
+    let parsed: unknown;
+    try {
+      parsed = text ? JSON.parse(text) : undefined;
+    } catch {
+      parsed = text;
+    }
+    return { status: res.status, body: parsed as any, headers: res.headers };
+  };
+}
+
+/** An administrator / agent of `accountId`, or the anonymous public caller the gateway signs. */
+export const admin = (accountId: number, userId = 1): CtxInput => ({ accountId, role: 'administrator', actor: { type: 'user', id: userId, name: 'Ada Admin' } });
+export const agent = (accountId: number, userId = 2): CtxInput => ({ accountId, role: 'agent', actor: { type: 'user', id: userId, name: 'Al Agent' } });
+export const anonymous: CtxInput = { accountId: null, role: null, actor: { type: 'anonymous', id: null } };
+export const service: CtxInput = { accountId: null, role: null, actor: { type: 'service', id: 'conversations' } };
+
+export function expectError(res: Res, status: number, code?: string, field?: string): void {
+  expect({ status: res.status, body: res.body }).toMatchObject({ status });
+  expect(typeof res.body?.description).toBe('string');
+  expect(Array.isArray(res.body?.errors)).toBe(true);
+  expect(res.body.errors.length).toBeGreaterThan(0);
+  if (code) expect(res.body.errors.map((e: any) => e.code)).toContain(code);
+  if (field) expect(res.body.errors.map((e: any) => e.field)).toContain(field);
+}
+
+/** Events the service wrote to its outbox for an account, oldest first. */
+export async function outboxEvents(db: Client, accountId: number, type?: string): Promise<EventEnvelope[]> {
+  const { rows } = await db.query<{ payload: EventEnvelope }>(
+    `SELECT payload FROM contacts.outbox WHERE (payload->>'account_id')::int = $1 AND ($2::text IS NULL OR routing_key = $2) ORDER BY id`,
+    [accountId, type ?? null],
+  );
+  return rows.map((r) => r.payload);
+}
+
+/** Test publisher: envelopes straight onto the file's exchange, as another service's relay would. */
+export interface TestBus {
+  publish(...events: EventEnvelope[]): Promise<void>;
+  close(): Promise<void>;
+}
+
+export function createBus(namespace: string): TestBus {
+  const conn = new AmqpConnection(infra().amqpUrl, createLogger('contacts-test-bus', 'silent'), namespace);
+  return {
+    async publish(...events) {
+      const ch = await conn.confirmChannel();
+      for (const ev of events) ch.publish(conn.exchange, ev.type, Buffer.from(JSON.stringify(ev)), { persistent: true, contentType: 'application/json', messageId: ev.id });
+      await ch.waitForConfirms();
+    },
+    close: () => conn.close(),
+  };
+}
+
+export function envelope(type: EventType, accountId: number, data: Record<string, unknown>, opts: { occurredAt?: Date; actor?: Actor } = {}): EventEnvelope {
+  const ev = buildEnvelope(
+    { requestId: randomUUID(), accountId, actor: opts.actor ?? { type: 'service', id: 'conversations' }, role: null, features: {}, ip: null, issuedAt: Date.now() },
+    { type, accountId, data },
+  );
+  if (opts.occurredAt) ev.occurred_at = opts.occurredAt.toISOString();
+  return ev;
+}
+
+/** A tiny valid PNG (1x1). */
+export const PNG_1X1 = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==', 'base64');
