@@ -1,7 +1,10 @@
 import { defineOperations, type OperationSpec } from '@parley/shared';
+import { deliveriesQuery, deliveryListResponse, webhookDeliveriesQuery, webhookListResponse, webhookSchemas, webhookShowResponse } from './webhooks/schemas';
 import { emptyResponse, idParams, ruleCreateResponse, ruleListResponse, ruleSchemas, ruleShowResponse, runsListResponse, runsQuery } from './rules/schemas';
 
 const rules = ruleSchemas(false);
+const hooks = webhookSchemas(false);
+const WEBHOOKS = '/api/v1/accounts/{account_id}/webhooks';
 const RULES = '/api/v1/accounts/{account_id}/automation_rules';
 const adminOnly = { security: ['userApiKey'] as OperationSpec['security'] };
 const ruleErrors = [401, 403, 404, 422];
@@ -109,5 +112,99 @@ export const operations = defineOperations([
     responses: { 200: { description: 'Newest first, 25 per page', schema: runsListResponse } },
     errors: [400, 401, 403, 404],
   },
+  {
+    method: 'get',
+    path: WEBHOOKS,
+    operationId: 'listWebhooks',
+    summary: 'List webhooks',
+    tags: ['Webhooks'],
+    ...adminOnly,
+    responses: { 200: { description: 'Every webhook of the account (unpaginated, as Chatwoot)', schema: webhookListResponse } },
+    errors: [401, 403, 404],
+  },
+  {
+    method: 'post',
+    path: WEBHOOKS,
+    operationId: 'createWebhook',
+    summary: 'Create a webhook',
+    description:
+      'Administrators only. `subscriptions` absent or null gives Chatwoot\'s default eight events. The answer carries the `secret` ' +
+      'deliveries are signed with: `X-Chatwoot-Signature: sha256=<hex HMAC-SHA256(secret, "{X-Chatwoot-Timestamp}.{raw body}")>`. ' +
+      'The body may also be wrapped as `{"webhook": {...}}`.',
+    tags: ['Webhooks'],
+    ...adminOnly,
+    body: hooks.create,
+    responses: { 200: { description: 'The new webhook', schema: webhookShowResponse } },
+    errors: [401, 403, 404, 409, 422],
+    requestExample: { url: 'https://example.com/chatwoot', subscriptions: ['conversation_created', 'message_created'] },
+  },
+  {
+    method: 'get',
+    path: `${WEBHOOKS}/deliveries`,
+    operationId: 'listWebhookDeliveries',
+    summary: 'Delivery log of the account: account webhooks, API inbox webhook_url and rule webhooks',
+    tags: ['Webhooks'],
+    ...adminOnly,
+    query: deliveriesQuery,
+    responses: { 200: { description: 'Newest first, 25 per page, each with its attempts', schema: deliveryListResponse } },
+    errors: [400, 401, 403, 404],
+  },
+  {
+    method: 'get',
+    path: `${WEBHOOKS}/{id}`,
+    operationId: 'getWebhook',
+    summary: 'Show a webhook',
+    tags: ['Webhooks'],
+    ...adminOnly,
+    params: idParams,
+    responses: { 200: { description: 'The webhook', schema: webhookShowResponse } },
+    errors: [401, 403, 404],
+  },
+  {
+    method: 'patch',
+    path: `${WEBHOOKS}/{id}`,
+    operationId: 'updateWebhook',
+    summary: 'Update a webhook (any subset of the create fields)',
+    tags: ['Webhooks'],
+    ...adminOnly,
+    params: idParams,
+    body: hooks.update,
+    responses: { 200: { description: 'The updated webhook', schema: webhookShowResponse } },
+    errors: [401, 403, 404, 409, 422],
+  },
+  {
+    method: 'put',
+    path: `${WEBHOOKS}/{id}`,
+    operationId: 'replaceWebhook',
+    summary: 'Update a webhook (same as PATCH)',
+    tags: ['Webhooks'],
+    ...adminOnly,
+    params: idParams,
+    body: hooks.update,
+    responses: { 200: { description: 'The updated webhook', schema: webhookShowResponse } },
+    errors: [401, 403, 404, 409, 422],
+  },
+  {
+    method: 'delete',
+    path: `${WEBHOOKS}/{id}`,
+    operationId: 'deleteWebhook',
+    summary: 'Delete a webhook (SPEC op 15)',
+    tags: ['Webhooks'],
+    ...adminOnly,
+    params: idParams,
+    responses: { 200: { description: 'An empty JSON object', schema: emptyResponse } },
+    errors: [401, 403, 404],
+  },
+  {
+    method: 'get',
+    path: `${WEBHOOKS}/{id}/deliveries`,
+    operationId: 'listDeliveriesOfWebhook',
+    summary: 'Delivery log of one webhook',
+    tags: ['Webhooks'],
+    ...adminOnly,
+    params: idParams,
+    query: webhookDeliveriesQuery,
+    responses: { 200: { description: 'Newest first, 25 per page, each with its attempts', schema: deliveryListResponse } },
+    errors: [400, 401, 403, 404],
+  },
 ]);
-

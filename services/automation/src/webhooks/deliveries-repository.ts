@@ -1,0 +1,198 @@
+import { randomUUID } from 'node:crypto';
+import type { Executor } from '@parley/shared';
+
+export type DeliveryStatus = 'pending' | 'succeeded' | 'failed' | 'dead';
+export type DeliveryKind = 'webhook' | 'inbox' | 'rule';
+
+export interface DeliveryRow {
+  id: string;
+  account_id: number;
+  kind: DeliveryKind;
+  webhook_id: number | null;
+  inbox_id: number | null;
+  rule_id: number | null;
+  url: string;
+  dedupe_key: string;
+  delivery_id: string;
+  event: string;
+  source_event_id: string | null;
+  payload: Record<string, unknown>;
+  status: DeliveryStatus;
+  attempts: number;
+  next_attempt_at: Date | null;
+  last_status_code: number | null;
+  last_error: string | null;
+  created_at: Date;
+  updated_at: Date;
+}
+
+export interface NewDelivery {
+  accountId: number;
+  kind: DeliveryKind;
+  webhookId?: number | null;
+  inboxId?: number | null;
+  ruleId?: number | null;
+  url: string;
+  dedupeKey: string;
+  event: string;
+  sourceEventId: string | null;
+  payload: Record<string, unknown>;
+}
+
+/** Queues deliveries in one statement; a cause (dedupe key) that was queued before is skipped. */
+export async function insertDeliveries(db: Executor, list: NewDelivery[]): Promise<number> {
+  if (list.length === 0) return 0;
+  const { rowCount } = await db.query(
+    `INSERT INTO webhook_deliveries (account_id, kind, webhook_id, inbox_id, rule_id, url, dedupe_key, delivery_id, event, source_event_id, payload)
+     SELECT d.account_id, d.kind, d.webhook_id, d.inbox_id, d.rule_id, d.url, d.dedupe_key, d.delivery_id, d.event, d.source_event_id, d.payload
+     FROM jsonb_to_recordset($1::jsonb) AS d(account_id integer, kind text, webhook_id integer, inbox_id integer, rule_id integer, url text,
+       dedupe_key text, delivery_id uuid, event text, source_event_id uuid, payload jsonb)
+     ON CONFLICT (dedupe_key) DO NOTHING`,
+    [
+      JSON.stringify(
+        list.map((d) => ({
+          account_id: d.accountId,
+          kind: d.kind,
+          webhook_id: d.webhookId ?? null,
+          inbox_id: d.inboxId ?? null,
+          rule_id: d.ruleId ?? null,
+          url: d.url,
+          dedupe_key: d.dedupeKey,
+          delivery_id: randomUUID(),
+          event: d.event,
+          source_event_id: d.sourceEventId,
+          payload: d.payload,
+        })),
+      ),
+    ],
+  );
+  return rowCount ?? 0;
+}
+
+const COLUMNS =
+  'id, account_id, kind, webhook_id, inbox_id, rule_id, url, dedupe_key, delivery_id, event, source_event_id, payload, status, attempts, next_attempt_at, last_status_code, last_error, created_at, updated_at';
+
+export interface ClaimedDelivery extends DeliveryRow {
+  /** The signing secret as it is now: the webhook's, the inbox's, or (send_webhook_event) that of an account webhook with the same URL. */
+  secret: string | null;
+}
+
+/**
+ * Claims up to `limit` due deliveries for sending: the attempt is counted and the row leased
+ * (next_attempt_at pushed past the send timeout) in one statement, so other senders skip it;
+ * if this process dies mid-send the lease runs out and the row is sent again, same delivery id.
+ * URLs this process has no free slot for are left to later polls (or other replicas).
+ */
+export async function claimDueDeliveries(db: Executor, limit: number, excludeUrls: string[], leaseMs: number): Promise<ClaimedDelivery[]> {
+  const { rows } = await db.query<ClaimedDelivery>(
+    `WITH due AS (
+       SELECT id FROM webhook_deliveries
+       WHERE status = 'pending' AND next_attempt_at <= now() AND NOT (url = ANY ($2::text[]))
+       ORDER BY next_attempt_at LIMIT $1 FOR UPDATE SKIP LOCKED)
+     UPDATE webhook_deliveries d SET attempts = d.attempts + 1, next_attempt_at = now() + $3 * interval '1 millisecond', updated_at = now()
+     FROM due WHERE d.id = due.id
+     RETURNING ${COLUMNS.split(', ').map((c) => `d.${c}`).join(', ')},
+       CASE d.kind
+         WHEN 'webhook' THEN (SELECT w.secret FROM webhooks w WHERE w.id = d.webhook_id)
+         WHEN 'inbox' THEN (SELECT i.secret FROM inboxes i WHERE i.account_id = d.account_id AND i.id = d.inbox_id)
+         ELSE (SELECT w.secret FROM webhooks w WHERE w.account_id = d.account_id AND w.url = d.url)
+       END AS secret`,
+    [limit, excludeUrls, leaseMs],
+  );
+  return rows;
+}
+
+/** Gives a claimed row back untouched (this process had no free slot for its URL). */
+export async function releaseDelivery(db: Executor, id: string): Promise<void> {
+  await db.query(`UPDATE webhook_deliveries SET attempts = attempts - 1, next_attempt_at = now(), updated_at = now() WHERE id = $1 AND status = 'pending'`, [id]);
+}
+
+export interface AttemptResult {
+  status: DeliveryStatus;
+  attempt: number;
+  statusCode: number | null;
+  error: string | null;
+  durationMs: number;
+  /** Delay before the next attempt (pending only). */
+  retryInMs: number | null;
+}
+
+/** Records an attempt and moves the delivery on, in one statement. */
+export async function finishAttempt(db: Executor, id: string, r: AttemptResult): Promise<void> {
+  await db.query(
+    `WITH upd AS (
+       UPDATE webhook_deliveries SET status = $2, last_status_code = $3, last_error = $4,
+         next_attempt_at = CASE WHEN $5::bigint IS NULL THEN NULL ELSE now() + $5::bigint * interval '1 millisecond' END, updated_at = now()
+       WHERE id = $1 RETURNING id)
+     INSERT INTO webhook_delivery_attempts (delivery_id, attempt, status_code, error, duration_ms)
+     SELECT id, $6, $3, $4, $7 FROM upd`,
+    [id, r.status, r.statusCode, r.error, r.retryInMs, r.attempt, Math.round(r.durationMs)],
+  );
+}
+
+export interface DeliveryFilter {
+  webhookId?: number | undefined;
+  inboxId?: number | undefined;
+  ruleId?: number | undefined;
+  kind?: DeliveryKind | undefined;
+  status?: DeliveryStatus | undefined;
+}
+
+export interface AttemptRow {
+  delivery_id: string;
+  attempt: number;
+  status_code: number | null;
+  error: string | null;
+  duration_ms: number;
+  created_at: Date;
+}
+
+export async function listDeliveries(
+  db: Executor,
+  accountId: number,
+  f: DeliveryFilter,
+  limit: number,
+  offset: number,
+): Promise<{ rows: Array<DeliveryRow & { attempt_log: AttemptRow[] }>; count: number }> {
+  const where = ['account_id = $1'];
+  const args: unknown[] = [accountId];
+  const add = (sql: string, v: unknown) => {
+    args.push(v);
+    where.push(sql.replace('?', `$${args.length}`));
+  };
+  if (f.webhookId !== undefined) add('webhook_id = ?', f.webhookId);
+  if (f.inboxId !== undefined) add('inbox_id = ?', f.inboxId);
+  if (f.ruleId !== undefined) add('rule_id = ?', f.ruleId);
+  if (f.kind !== undefined) add('kind = ?', f.kind);
+  if (f.status !== undefined) add('status = ?', f.status);
+  const cond = where.join(' AND ');
+  const [page, total] = await Promise.all([
+    db.query<DeliveryRow>(`SELECT ${COLUMNS} FROM webhook_deliveries WHERE ${cond} ORDER BY id DESC LIMIT ${Number(limit)} OFFSET ${Number(offset)}`, args),
+    db.query<{ count: string }>(`SELECT count(*) AS count FROM webhook_deliveries WHERE ${cond}`, args),
+  ]);
+  const ids = page.rows.map((r) => r.id);
+  const attempts = ids.length
+    ? (
+        await db.query<AttemptRow>(
+          'SELECT delivery_id, attempt, status_code, error, duration_ms, created_at FROM webhook_delivery_attempts WHERE delivery_id = ANY ($1::bigint[]) ORDER BY delivery_id, attempt, id',
+          [ids],
+        )
+      ).rows
+    : [];
+  const byDelivery = new Map<string, AttemptRow[]>();
+  for (const a of attempts) {
+    const key = String(a.delivery_id);
+    byDelivery.set(key, [...(byDelivery.get(key) ?? []), a]);
+  }
+  return { rows: page.rows.map((r) => ({ ...r, attempt_log: byDelivery.get(String(r.id)) ?? [] })), count: Number(total.rows[0]?.count ?? 0) };
+}
+
+/** Drops finished deliveries (and their attempts) older than the retention, in batches. */
+export async function pruneDeliveries(db: Executor, olderThanDays: number, batch = 5000): Promise<number> {
+  const { rowCount } = await db.query(
+    `DELETE FROM webhook_deliveries WHERE id IN (
+       SELECT id FROM webhook_deliveries WHERE status <> 'pending' AND updated_at < now() - $1 * interval '1 day' LIMIT $2)`,
+    [olderThanDays, batch],
+  );
+  return rowCount ?? 0;
+}
