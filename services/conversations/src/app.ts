@@ -1,9 +1,19 @@
-import type { Express } from 'express';
-import { createServiceApp, type ServiceDeps } from '@parley/shared';
+import { Router, type Express } from 'express';
+import { createServiceApp, requireAccount, type ServiceDeps } from '@parley/shared';
 import type { ConversationsConfig } from './config';
+import { appDeps, type AppDeps } from './deps';
+import { inboxesRouter } from './inboxes/routes';
+import { internalRouter } from './internal/routes';
+import { publicRouter } from './public/routes';
 
-export function createApp(deps: ServiceDeps<ConversationsConfig>): Express {
-  return createServiceApp(deps, (_app) => {
-    // routes are mounted here as features land
+export function createApp(deps: ServiceDeps<ConversationsConfig> | AppDeps): Express {
+  const d = 'peers' in deps ? deps : appDeps(deps);
+  return createServiceApp(d, (app) => {
+    const account = Router({ mergeParams: true });
+    account.use(requireAccount);
+    account.use(inboxesRouter(d));
+    app.use('/api/v1/accounts/:account_id', account);
+    app.use('/public/api/v1/inboxes', publicRouter(d));
+    app.use('/internal', internalRouter(d));
   });
 }

@@ -3,6 +3,10 @@ import { baseConfigSchema, loadConfig } from '@parley/shared';
 
 export const conversationsConfigSchema = baseConfigSchema.extend({
   PORT: z.coerce.number().int().min(0).max(65535).default(3001),
+  /** How often the snooze worker reopens conversations whose snoozed_until has passed (Chatwoot: 5 min). */
+  SNOOZE_POLL_MS: z.coerce.number().int().min(50).max(3_600_000).default(30_000),
+  /** Largest attachment accepted on a message (bytes). */
+  ATTACHMENT_MAX_BYTES: z.coerce.number().int().min(1).max(100 * 1024 * 1024).default(10 * 1024 * 1024),
 });
 
 export type ConversationsConfig = z.infer<typeof conversationsConfigSchema>;

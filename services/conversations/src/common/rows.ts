@@ -1,0 +1,106 @@
+/** Row shapes as pg returns them (bigint ids arrive as strings and are converted on read). */
+export interface InboxRow {
+  id: number;
+  account_id: number;
+  name: string;
+  channel_type: string;
+  identifier: string;
+  hmac_token: string;
+  hmac_mandatory: boolean;
+  webhook_url: string | null;
+  avatar_url: string | null;
+  greeting_enabled: boolean;
+  greeting_message: string | null;
+  enable_auto_assignment: boolean;
+  working_hours_enabled: boolean;
+  out_of_office_message: string | null;
+  timezone: string;
+  csat_survey_enabled: boolean;
+  allow_messages_after_resolved: boolean;
+  lock_to_single_conversation: boolean;
+  additional_attributes: Record<string, unknown>;
+  created_at: Date;
+  updated_at: Date;
+}
+
+export type ConversationStatus = 'open' | 'resolved' | 'pending' | 'snoozed';
+
+export interface ConversationRow {
+  id: string;
+  account_id: number;
+  display_id: number;
+  uuid: string;
+  inbox_id: number;
+  contact_id: number | null;
+  contact_inbox_id: number | null;
+  contact_inbox_source_id: string | null;
+  hmac_verified: boolean;
+  status: ConversationStatus;
+  priority: number | null;
+  assignee_id: number | null;
+  team_id: number | null;
+  snoozed_until: Date | null;
+  additional_attributes: Record<string, unknown>;
+  custom_attributes: Record<string, unknown>;
+  labels: string[];
+  muted: boolean;
+  last_activity_at: Date;
+  waiting_since: Date | null;
+  first_reply_created_at: Date | null;
+  agent_last_seen_at: Date | null;
+  assignee_last_seen_at: Date | null;
+  contact_last_seen_at: Date | null;
+  created_at: Date;
+  updated_at: Date;
+}
+
+export type SenderType = 'Contact' | 'User' | 'AgentBot' | 'Captain::Assistant';
+
+export interface MessageRow {
+  id: string;
+  account_id: number;
+  inbox_id: number;
+  conversation_id: string;
+  message_type: number;
+  content: string | null;
+  content_type: string;
+  content_attributes: Record<string, unknown>;
+  additional_attributes: Record<string, unknown>;
+  external_source_ids: Record<string, unknown>;
+  attachments: AttachmentMeta[];
+  private: boolean;
+  status: string;
+  source_id: string | null;
+  sender_type: SenderType | null;
+  sender_id: number | null;
+  deleted: boolean;
+  created_at: Date;
+  updated_at: Date;
+}
+
+export interface AttachmentMeta {
+  id: number;
+  file_type: string;
+  extension: string | null;
+  file_size: number;
+  fallback_title: string | null;
+}
+
+export const PRIORITIES = ['low', 'medium', 'high', 'urgent'] as const;
+export type Priority = (typeof PRIORITIES)[number];
+
+export function priorityName(p: number | null): Priority | null {
+  return p === null || p === undefined ? null : (PRIORITIES[p] ?? null);
+}
+
+export function priorityValue(name: string | null | undefined): number | null {
+  if (!name || name === 'none') return null;
+  const i = (PRIORITIES as readonly string[]).indexOf(name);
+  return i < 0 ? null : i;
+}
+
+export const MESSAGE_TYPES = ['incoming', 'outgoing', 'activity', 'template'] as const;
+export const CONTENT_TYPES = [
+  'text', 'input_text', 'input_textarea', 'input_email', 'input_select', 'cards', 'form', 'article',
+  'incoming_email', 'input_csat', 'integrations', 'sticker', 'voice_call',
+] as const;

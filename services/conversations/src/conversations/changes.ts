@@ -1,0 +1,162 @@
+import { diff, writeEvent, type Changes, type EventType, type Executor, type RequestContext } from '@parley/shared';
+import { priorityName, type ConversationRow, type MessageRow } from '../common/rows';
+import { conversationSnapshot, messageSnapshot } from '../common/snapshots';
+import { insertMessage } from '../messages/repository';
+import { updateConversationRow, type ConversationPatch } from './repository';
+
+/** Who made a change and why: the request context, plus the event that caused it (commands, cascades). */
+export interface Cause {
+  ctx: RequestContext;
+  causationId?: string | null;
+}
+
+/**
+ * Keys whose change is a `conversation.updated` (Chatwoot's `allowed_keys?` of
+ * Conversation#notify_conversation_updation, plus our `muted` and `additional_attributes`).
+ */
+const WATCHED = [
+  'status', 'priority', 'labels', 'assignee_id', 'team_id', 'snoozed_until', 'custom_attributes', 'additional_attributes', 'muted',
+  'waiting_since', 'first_reply_created_at',
+];
+
+export async function emit(tx: Executor, cause: Cause, type: EventType, accountId: number, data: Record<string, unknown>, changes?: Changes | null): Promise<void> {
+  await writeEvent(tx, cause.ctx, { type, accountId, data, changes: changes ?? null, causationId: cause.causationId ?? null });
+}
+
+export function actorName(ctx: RequestContext): string {
+  if (ctx.actor.name) return ctx.actor.name;
+  if (ctx.actor.type === 'automation_rule') return 'Automation System';
+  return 'System';
+}
+
+/** An activity message ("Conversation was resolved by X"), with its message.created event. */
+export async function addActivity(tx: Executor, cause: Cause, conv: ConversationRow, content: string): Promise<MessageRow> {
+  const msg = await insertMessage(tx, {
+    account_id: conv.account_id,
+    inbox_id: conv.inbox_id,
+    conversation_id: conv.id,
+    message_type: 2,
+    content,
+    content_type: 'text',
+    content_attributes: {},
+    private: false,
+    source_id: null,
+    sender_type: null,
+    sender_id: null,
+  });
+  await emit(tx, cause, 'message.created', conv.account_id, messageSnapshot(msg, conv));
+  return msg;
+}
+
+export interface ChangeOptions {
+  /** Skip activity messages. */
+  activity?: boolean;
+  /** Text of the status activity when it is not "... by <actor>" (reopen by an incoming message). */
+  statusActivity?: string;
+  /** Names for the activity messages, looked up by the caller when it has them. */
+  names?: { assignee?: string | null; team?: string | null; previousTeam?: string | null };
+}
+
+const STATUS_ACTIVITY: Record<string, string> = {
+  resolved: 'Conversation was marked resolved by %s',
+  open: 'Conversation was reopened by %s',
+  pending: 'Conversation was marked as pending by %s',
+  snoozed: 'Conversation was snoozed by %s',
+};
+
+function sameValue(a: unknown, b: unknown): boolean {
+  if (a instanceof Date || b instanceof Date) {
+    const ta = a instanceof Date ? a.getTime() : a;
+    const tb = b instanceof Date ? b.getTime() : b;
+    return ta === tb;
+  }
+  return JSON.stringify(a ?? null) === JSON.stringify(b ?? null);
+}
+
+/**
+ * The one place a conversation changes: updates the row, then writes the events the change
+ * means (`conversation.updated` with `changes`; status, priority, labels, assignee and team
+ * events) and the activity messages, all in the caller's transaction. A patch that changes
+ * nothing writes nothing.
+ */
+export async function changeConversation(tx: Executor, cause: Cause, before: ConversationRow, patch: ConversationPatch, opts: ChangeOptions = {}): Promise<ConversationRow> {
+  const full: ConversationPatch = { ...patch };
+  // Chatwoot's model rules: snoozed_until only lives while snoozed; resolving ends the wait.
+  const nextStatus = full.status ?? before.status;
+  if (nextStatus !== 'snoozed' && before.snoozed_until !== null && !('snoozed_until' in full)) full.snoozed_until = null;
+  if (full.status === 'resolved' && before.status !== 'resolved') full.waiting_since = null;
+  for (const k of Object.keys(full) as Array<keyof ConversationPatch>) {
+    if (sameValue(full[k], (before as unknown as Record<string, unknown>)[k])) delete full[k];
+  }
+  if (Object.keys(full).length === 0) return before;
+  full.updated_at = new Date();
+  const after = await updateConversationRow(tx, before.account_id, before.id, full);
+
+  const changes = diff(conversationSnapshot(before), conversationSnapshot(after), WATCHED);
+  if (Object.keys(changes).length === 0) return after;
+
+  const snap = conversationSnapshot(after);
+  const acc = after.account_id;
+  const ctx = cause.ctx;
+  const who = actorName(ctx);
+
+  if (changes['status']) {
+    await emit(tx, cause, 'conversation.status_changed', acc, snap, { status: changes['status'] });
+    if (after.status === 'resolved') await emit(tx, cause, 'conversation.resolved', acc, snap, { status: changes['status'] });
+    if (after.status === 'open') await emit(tx, cause, 'conversation.opened', acc, snap, { status: changes['status'] });
+  }
+  if (changes['priority']) await emit(tx, cause, 'conversation.priority_changed', acc, snap, { priority: changes['priority'] });
+  if (changes['labels']) await emit(tx, cause, 'conversation.labels_changed', acc, snap, { labels: changes['labels'] });
+  if (changes['assignee_id']) await emit(tx, cause, 'assignee.changed', acc, snap, { assignee_id: changes['assignee_id'] });
+  if (changes['team_id']) await emit(tx, cause, 'team.changed', acc, snap, { team_id: changes['team_id'] });
+  await emit(tx, cause, 'conversation.updated', acc, snap, changes);
+
+  if (opts.activity === false) return after;
+  const texts: string[] = [];
+  if (changes['status']) {
+    const text = opts.statusActivity ?? STATUS_ACTIVITY[after.status]?.replace('%s', who);
+    if (text) texts.push(text);
+  }
+  if (changes['assignee_id']) {
+    const selfAssigned = ctx.actor.type === 'user' && ctx.actor.id === after.assignee_id;
+    let text: string;
+    if (after.assignee_id === null) text = `Conversation unassigned by ${who}`;
+    else if (selfAssigned) text = `${who} self-assigned this conversation`;
+    else text = `Assigned to ${opts.names?.assignee || `agent #${after.assignee_id}`} by ${who}`;
+    texts.push(text);
+  }
+  if (changes['team_id']) {
+    const text =
+      after.team_id === null
+        ? `Unassigned from ${opts.names?.previousTeam || `team #${before.team_id}`} by ${who}`
+        : `Assigned to ${opts.names?.team || `team #${after.team_id}`} team by ${who}`;
+    texts.push(text);
+  }
+  if (changes['labels']) {
+    const added = after.labels.filter((l) => !before.labels.includes(l));
+    const removed = before.labels.filter((l) => !after.labels.includes(l));
+    if (added.length) texts.push(`${who} added ${added.join(', ')}`);
+    if (removed.length) texts.push(`${who} removed ${removed.join(', ')}`);
+  }
+  if (changes['priority']) {
+    const from = priorityName(before.priority);
+    const to = priorityName(after.priority);
+    const text = to === null ? `${who} removed the priority` : from === null ? `${who} set the priority to ${to}` : `${who} changed the priority from ${from} to ${to}`;
+    texts.push(text);
+  }
+  if (changes['muted']) texts.push(after.muted ? `${who} has muted the conversation` : `${who} has unmuted the conversation`);
+  return addActivities(tx, cause, after, texts);
+}
+
+/**
+ * Activity messages count as activity (Chatwoot's Message#set_conversation_activity runs for
+ * every message), so the conversation's last_activity_at follows the newest one.
+ */
+export async function addActivities(tx: Executor, cause: Cause, conv: ConversationRow, texts: string[]): Promise<ConversationRow> {
+  if (texts.length === 0) return conv;
+  let last: MessageRow | null = null;
+  for (const text of texts) last = await addActivity(tx, cause, conv, text);
+  const at = (last as MessageRow).created_at;
+  await tx.query('UPDATE conversations SET last_activity_at = $3 WHERE account_id = $1 AND id = $2', [conv.account_id, conv.id, at]);
+  return { ...conv, last_activity_at: at };
+}

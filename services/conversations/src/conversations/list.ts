@@ -1,0 +1,114 @@
+import type { Executor } from '@parley/shared';
+import type { ConversationRow } from '../common/rows';
+
+export const PAGE_SIZE = 25;
+
+export const SORTS = {
+  last_activity_at_desc: 'c.last_activity_at DESC, c.id DESC',
+  latest: 'c.last_activity_at DESC, c.id DESC',
+  last_activity_at_asc: 'c.last_activity_at ASC, c.id ASC',
+  created_at_asc: 'c.created_at ASC, c.id ASC',
+  sort_on_created_at: 'c.created_at ASC, c.id ASC',
+  created_at_desc: 'c.created_at DESC, c.id DESC',
+  priority_desc: 'c.priority DESC NULLS LAST, c.last_activity_at DESC, c.id DESC',
+  sort_on_priority: 'c.priority DESC NULLS LAST, c.last_activity_at DESC, c.id DESC',
+  priority_asc: 'c.priority ASC NULLS LAST, c.last_activity_at DESC, c.id DESC',
+  waiting_since_asc: 'c.waiting_since ASC NULLS LAST, c.created_at ASC, c.id ASC',
+  sort_on_waiting_since: 'c.waiting_since ASC NULLS LAST, c.created_at ASC, c.id ASC',
+  waiting_since_desc: 'c.waiting_since DESC NULLS LAST, c.created_at ASC, c.id ASC',
+} as const;
+export type SortBy = keyof typeof SORTS;
+
+export interface ListFilter {
+  accountId: number;
+  /** null: every inbox (administrators, bots). */
+  visibleInboxIds: number[] | null;
+  /** The caller, for `mine_count` and `assignee_type=me` (null for bots). */
+  userId: number | null;
+  status?: 'all' | 'open' | 'resolved' | 'pending' | 'snoozed';
+  assigneeType?: 'me' | 'unassigned' | 'all' | 'assigned';
+  q?: string;
+  inboxId?: number;
+  teamId?: number;
+  labels?: string[];
+  sourceId?: string;
+  contactId?: number;
+  conversationType?: 'unattended';
+  updatedWithinSeconds?: number;
+}
+
+export interface Counts {
+  mine_count: number;
+  assigned_count: number;
+  unassigned_count: number;
+  all_count: number;
+}
+
+function escapeLike(s: string): string {
+  return s.replace(/[\\%_]/g, (ch) => `\\${ch}`);
+}
+
+/**
+ * Chatwoot's ConversationFinder as SQL: the filters the counts see (inbox, permission, status
+ * — ignored when `q` is given — team, labels (any of), q, source id), and apart from them the
+ * assignee filter, which only narrows the page.
+ */
+export function buildWhere(f: ListFilter): { where: string[]; values: unknown[] } {
+  const values: unknown[] = [f.accountId];
+  const where = ['c.account_id = $1'];
+  const add = (sql: (p: string) => string, v: unknown) => {
+    values.push(v);
+    where.push(sql(`$${values.length}`));
+  };
+  if (f.visibleInboxIds !== null) add((p) => `c.inbox_id = ANY(${p}::int[])`, f.visibleInboxIds);
+  if (f.inboxId !== undefined) add((p) => `c.inbox_id = ${p}`, f.inboxId);
+  if (f.q !== undefined && f.q !== '') {
+    add(
+      (p) => `c.id IN (SELECT m.conversation_id FROM messages m WHERE m.content ILIKE ${p} AND m.message_type IN (0, 1) AND m.account_id = $1)`,
+      `%${escapeLike(f.q)}%`,
+    );
+  } else if (f.status !== undefined && f.status !== 'all') {
+    add((p) => `c.status = ${p}`, f.status);
+  } else if (f.status === undefined) {
+    where.push(`c.status = 'open'`);
+  }
+  if (f.teamId !== undefined) add((p) => `c.team_id = ${p}`, f.teamId);
+  if (f.labels !== undefined && f.labels.length > 0) add((p) => `c.labels && ${p}::text[]`, f.labels);
+  if (f.sourceId !== undefined) add((p) => `c.contact_inbox_source_id = ${p}`, f.sourceId);
+  if (f.contactId !== undefined) add((p) => `c.contact_id = ${p}`, f.contactId);
+  if (f.conversationType === 'unattended') where.push('(c.first_reply_created_at IS NULL OR c.waiting_since IS NOT NULL)');
+  if (f.updatedWithinSeconds !== undefined) add((p) => `c.updated_at > now() - make_interval(secs => ${p})`, f.updatedWithinSeconds);
+  return { where, values };
+}
+
+export async function countConversations(db: Executor, f: ListFilter): Promise<Counts> {
+  const { where, values } = buildWhere(f);
+  values.push(f.userId ?? -1);
+  const me = `$${values.length}`;
+  const { rows } = await db.query<{ mine: number; unassigned: number; all: number }>(
+    `SELECT count(*) FILTER (WHERE c.assignee_id = ${me})::int AS mine,
+            count(*) FILTER (WHERE c.assignee_id IS NULL)::int AS unassigned,
+            count(*)::int AS all
+       FROM conversations c WHERE ${where.join(' AND ')}`,
+    values,
+  );
+  const r = rows[0] ?? { mine: 0, unassigned: 0, all: 0 };
+  return { mine_count: r.mine, assigned_count: r.all - r.unassigned, unassigned_count: r.unassigned, all_count: r.all };
+}
+
+/** One page (or, with `updated_within`, everything), in the requested order. */
+export async function listConversations(db: Executor, f: ListFilter, sortBy: SortBy, page: number | null): Promise<ConversationRow[]> {
+  const { where, values } = buildWhere(f);
+  if (f.assigneeType === 'me') {
+    values.push(f.userId ?? -1);
+    where.push(`c.assignee_id = $${values.length}`);
+  } else if (f.assigneeType === 'unassigned') where.push('c.assignee_id IS NULL');
+  else if (f.assigneeType === 'assigned') where.push('c.assignee_id IS NOT NULL');
+  let paging = '';
+  if (page !== null) {
+    values.push(PAGE_SIZE, (page - 1) * PAGE_SIZE);
+    paging = ` LIMIT $${values.length - 1} OFFSET $${values.length}`;
+  }
+  const { rows } = await db.query<ConversationRow>(`SELECT c.* FROM conversations c WHERE ${where.join(' AND ')} ORDER BY ${SORTS[sortBy]}${paging}`, values);
+  return rows;
+}

@@ -1,0 +1,118 @@
+import type { Executor } from '@parley/shared';
+import type { ConversationRow } from '../common/rows';
+
+export interface NewConversation {
+  account_id: number;
+  inbox_id: number;
+  contact_id: number | null;
+  contact_inbox_id: number | null;
+  contact_inbox_source_id: string | null;
+  hmac_verified: boolean;
+  status: string;
+  priority: number | null;
+  assignee_id: number | null;
+  team_id: number | null;
+  snoozed_until: Date | null;
+  additional_attributes: Record<string, unknown>;
+  custom_attributes: Record<string, unknown>;
+}
+
+/** Next display id of the account; the row lock lasts until the caller's transaction ends. */
+export async function nextDisplayId(tx: Executor, accountId: number): Promise<number> {
+  const { rows } = await tx.query<{ last_display_id: number }>(
+    `INSERT INTO account_counters (account_id, last_display_id) VALUES ($1, 1)
+     ON CONFLICT (account_id) DO UPDATE SET last_display_id = account_counters.last_display_id + 1
+     RETURNING last_display_id`,
+    [accountId],
+  );
+  return (rows[0] as { last_display_id: number }).last_display_id;
+}
+
+export async function insertConversation(tx: Executor, c: NewConversation, displayId: number): Promise<ConversationRow> {
+  const { rows } = await tx.query<ConversationRow>(
+    `INSERT INTO conversations (account_id, display_id, inbox_id, contact_id, contact_inbox_id, contact_inbox_source_id, hmac_verified,
+       status, priority, assignee_id, team_id, snoozed_until, additional_attributes, custom_attributes, waiting_since)
+     VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14, now())
+     RETURNING *`,
+    [
+      c.account_id, displayId, c.inbox_id, c.contact_id, c.contact_inbox_id, c.contact_inbox_source_id, c.hmac_verified,
+      c.status, c.priority, c.assignee_id, c.team_id, c.snoozed_until, JSON.stringify(c.additional_attributes), JSON.stringify(c.custom_attributes),
+    ],
+  );
+  return rows[0] as ConversationRow;
+}
+
+export async function findConversation(db: Executor, accountId: number, displayId: number, opts: { forUpdate?: boolean } = {}): Promise<ConversationRow | null> {
+  const { rows } = await db.query<ConversationRow>(
+    `SELECT * FROM conversations WHERE account_id = $1 AND display_id = $2${opts.forUpdate ? ' FOR UPDATE' : ''}`,
+    [accountId, displayId],
+  );
+  return rows[0] ?? null;
+}
+
+export async function findConversationById(db: Executor, accountId: number, id: string, opts: { forUpdate?: boolean } = {}): Promise<ConversationRow | null> {
+  const { rows } = await db.query<ConversationRow>(`SELECT * FROM conversations WHERE account_id = $1 AND id = $2${opts.forUpdate ? ' FOR UPDATE' : ''}`, [accountId, id]);
+  return rows[0] ?? null;
+}
+
+/** Columns a use case may change, and how each is sent to pg. */
+const UPDATABLE = {
+  status: 'text',
+  priority: 'int',
+  assignee_id: 'int',
+  team_id: 'int',
+  snoozed_until: 'ts',
+  additional_attributes: 'json',
+  custom_attributes: 'json',
+  labels: 'text[]',
+  muted: 'bool',
+  last_activity_at: 'ts',
+  waiting_since: 'ts',
+  first_reply_created_at: 'ts',
+  agent_last_seen_at: 'ts',
+  assignee_last_seen_at: 'ts',
+  contact_last_seen_at: 'ts',
+  hmac_verified: 'bool',
+  updated_at: 'ts',
+} as const;
+
+export type ConversationPatch = Partial<{
+  status: string;
+  priority: number | null;
+  assignee_id: number | null;
+  team_id: number | null;
+  snoozed_until: Date | null;
+  additional_attributes: Record<string, unknown>;
+  custom_attributes: Record<string, unknown>;
+  labels: string[];
+  muted: boolean;
+  last_activity_at: Date;
+  waiting_since: Date | null;
+  first_reply_created_at: Date | null;
+  agent_last_seen_at: Date | null;
+  assignee_last_seen_at: Date | null;
+  contact_last_seen_at: Date | null;
+  hmac_verified: boolean;
+  updated_at: Date;
+}>;
+
+export async function updateConversationRow(tx: Executor, accountId: number, id: string, patch: ConversationPatch): Promise<ConversationRow> {
+  const sets: string[] = [];
+  const values: unknown[] = [accountId, id];
+  for (const [key, kind] of Object.entries(UPDATABLE)) {
+    if (!(key in patch)) continue;
+    const v = (patch as Record<string, unknown>)[key];
+    values.push(kind === 'json' ? JSON.stringify(v) : v);
+    sets.push(`${key} = $${values.length}${kind === 'text[]' ? '::text[]' : ''}`);
+  }
+  if (sets.length === 0) {
+    const row = await findConversationById(tx, accountId, id);
+    return row as ConversationRow;
+  }
+  const { rows } = await tx.query<ConversationRow>(`UPDATE conversations SET ${sets.join(', ')} WHERE account_id = $1 AND id = $2 RETURNING *`, values);
+  return rows[0] as ConversationRow;
+}
+
+export async function deleteConversationRow(tx: Executor, accountId: number, id: string): Promise<void> {
+  await tx.query('DELETE FROM conversations WHERE account_id = $1 AND id = $2', [accountId, id]);
+}

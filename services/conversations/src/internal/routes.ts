@@ -1,0 +1,31 @@
+import { Router } from 'express';
+import { NotFoundError, idParam } from '@parley/shared';
+import type { AppDeps } from '../deps';
+import { inboxSnapshot } from '../common/snapshots';
+import { findInbox, findInboxByIdentifier } from '../inboxes/repository';
+
+const IDENTIFIER_RE = /^[A-Za-z0-9_-]{1,128}$/;
+
+/**
+ * `/internal/...` for peer services (docs/contracts.md). Never routed by the gateway; the
+ * signed context is checked by the service app like every other request.
+ */
+export function internalRouter(deps: AppDeps): Router {
+  const { pool } = deps;
+  const router = Router();
+
+  router.get('/inboxes/by_identifier/:identifier', async (req, res) => {
+    const identifier = req.params['identifier'] ?? '';
+    const inbox = IDENTIFIER_RE.test(identifier) ? await findInboxByIdentifier(pool, identifier) : null;
+    if (!inbox) throw new NotFoundError('Inbox', 'inbox_identifier');
+    res.json(inboxSnapshot(inbox));
+  });
+
+  router.get('/accounts/:account_id/inboxes/:inbox_id', async (req, res) => {
+    const inbox = await findInbox(pool, idParam(req, 'account_id', 'Account'), idParam(req, 'inbox_id', 'Inbox'));
+    if (!inbox) throw new NotFoundError('Inbox', 'inbox_id');
+    res.json(inboxSnapshot(inbox));
+  });
+
+  return router;
+}

@@ -1,0 +1,140 @@
+import type { Executor } from '@parley/shared';
+import type { AttachmentMeta, MessageRow, SenderType } from '../common/rows';
+
+export interface NewMessage {
+  account_id: number;
+  inbox_id: number;
+  conversation_id: string;
+  message_type: number;
+  content: string | null;
+  content_type: string;
+  content_attributes: Record<string, unknown>;
+  additional_attributes?: Record<string, unknown>;
+  external_source_ids?: Record<string, unknown>;
+  attachments?: AttachmentMeta[];
+  private: boolean;
+  status?: string;
+  source_id: string | null;
+  sender_type: SenderType | null;
+  sender_id: number | null;
+}
+
+export async function insertMessage(tx: Executor, m: NewMessage): Promise<MessageRow> {
+  const { rows } = await tx.query<MessageRow>(
+    `INSERT INTO messages (account_id, inbox_id, conversation_id, message_type, content, content_type, content_attributes,
+       additional_attributes, external_source_ids, attachments, private, status, source_id, sender_type, sender_id)
+     VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14,$15) RETURNING *`,
+    [
+      m.account_id, m.inbox_id, m.conversation_id, m.message_type, m.content, m.content_type, JSON.stringify(m.content_attributes),
+      JSON.stringify(m.additional_attributes ?? {}), JSON.stringify(m.external_source_ids ?? {}), JSON.stringify(m.attachments ?? []),
+      m.private, m.status ?? 'sent', m.source_id, m.sender_type, m.sender_id,
+    ],
+  );
+  return rows[0] as MessageRow;
+}
+
+export async function findMessage(db: Executor, accountId: number, conversationId: string, id: number, opts: { forUpdate?: boolean } = {}): Promise<MessageRow | null> {
+  const { rows } = await db.query<MessageRow>(
+    `SELECT * FROM messages WHERE account_id = $1 AND conversation_id = $2 AND id = $3${opts.forUpdate ? ' FOR UPDATE' : ''}`,
+    [accountId, conversationId, id],
+  );
+  return rows[0] ?? null;
+}
+
+export async function updateMessageRow(
+  tx: Executor,
+  accountId: number,
+  id: string,
+  patch: Partial<{ content: string | null; content_attributes: Record<string, unknown>; status: string; deleted: boolean; attachments: AttachmentMeta[] }>,
+): Promise<MessageRow> {
+  const sets: string[] = ['updated_at = now()'];
+  const values: unknown[] = [accountId, id];
+  for (const key of ['content', 'content_attributes', 'status', 'deleted', 'attachments'] as const) {
+    if (!(key in patch)) continue;
+    const v = patch[key];
+    values.push(key === 'content_attributes' || key === 'attachments' ? JSON.stringify(v) : v);
+    sets.push(`${key} = $${values.length}`);
+  }
+  const { rows } = await tx.query<MessageRow>(`UPDATE messages SET ${sets.join(', ')} WHERE account_id = $1 AND id = $2 RETURNING *`, values);
+  return rows[0] as MessageRow;
+}
+
+export interface MessagePage {
+  before?: number;
+  after?: number;
+  /** Hide private notes and activity (public API). */
+  publicOnly?: boolean;
+}
+
+/**
+ * Chatwoot's MessageFinder: no cursor gives the latest 20; `before` the 20 older than it;
+ * `after` up to 100 newer; both, up to 1,000 between. Always answered oldest first.
+ */
+export async function listMessages(db: Executor, accountId: number, conversationId: string, page: MessagePage): Promise<MessageRow[]> {
+  const where = ['account_id = $1', 'conversation_id = $2'];
+  const values: unknown[] = [accountId, conversationId];
+  if (page.publicOnly) where.push('private = false', 'message_type <> 2');
+  if (page.before !== undefined) {
+    values.push(page.before);
+    where.push(`id < $${values.length}`);
+  }
+  if (page.after !== undefined) {
+    values.push(page.after);
+    where.push(`id > $${values.length}`);
+  }
+  let order = 'DESC';
+  let limit = 20;
+  if (page.after !== undefined && page.before !== undefined) limit = 1000;
+  else if (page.after !== undefined) {
+    order = 'ASC';
+    limit = 100;
+  }
+  const { rows } = await db.query<MessageRow>(`SELECT * FROM messages WHERE ${where.join(' AND ')} ORDER BY id ${order} LIMIT ${limit}`, values);
+  return order === 'DESC' ? rows.reverse() : rows;
+}
+
+/** All chat messages (no notes, no activity), oldest first: the public conversation's `messages`. */
+export async function listChatMessages(db: Executor, accountId: number, conversationId: string): Promise<MessageRow[]> {
+  const { rows } = await db.query<MessageRow>(
+    'SELECT * FROM messages WHERE account_id = $1 AND conversation_id = $2 AND private = false AND message_type <> 2 ORDER BY id ASC',
+    [accountId, conversationId],
+  );
+  return rows;
+}
+
+export interface ConversationExtras {
+  last_message: MessageRow | null;
+  last_non_activity_message: MessageRow | null;
+  unread_count: number;
+}
+
+interface JsonMessage extends Omit<MessageRow, 'id' | 'conversation_id' | 'created_at' | 'updated_at'> {
+  id: number | string;
+  conversation_id: number | string;
+  created_at: string;
+  updated_at: string;
+}
+
+function fromJson(m: JsonMessage | null): MessageRow | null {
+  if (!m) return null;
+  return { ...m, id: String(m.id), conversation_id: String(m.conversation_id), created_at: new Date(m.created_at), updated_at: new Date(m.updated_at) };
+}
+
+/** The last message, last non-activity message and unread count (capped at 10) of each conversation. */
+export async function conversationExtras(db: Executor, conversationIds: string[]): Promise<Map<string, ConversationExtras>> {
+  const out = new Map<string, ConversationExtras>();
+  if (conversationIds.length === 0) return out;
+  const { rows } = await db.query<{ id: string; last_message: JsonMessage | null; last_non_activity: JsonMessage | null; unread: number }>(
+    `SELECT c.id::text AS id,
+       (SELECT row_to_json(m) FROM (SELECT * FROM messages WHERE conversation_id = c.id ORDER BY id DESC LIMIT 1) m) AS last_message,
+       (SELECT row_to_json(m) FROM (SELECT * FROM messages WHERE conversation_id = c.id AND message_type <> 2 ORDER BY id DESC LIMIT 1) m) AS last_non_activity,
+       (SELECT count(*)::int FROM (SELECT 1 FROM messages m WHERE m.conversation_id = c.id AND m.message_type = 0
+          AND m.created_at > coalesce(c.agent_last_seen_at, '-infinity'::timestamptz) ORDER BY m.id DESC LIMIT 10) u) AS unread
+     FROM conversations c WHERE c.id = ANY($1::bigint[])`,
+    [conversationIds],
+  );
+  for (const r of rows) {
+    out.set(r.id, { last_message: fromJson(r.last_message), last_non_activity_message: fromJson(r.last_non_activity), unread_count: r.unread });
+  }
+  return out;
+}
