@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import express from 'express';
 import { Client } from 'pg';
 import { AmqpConnection, buildEnvelope, createLogger, verifyContext, type Actor, type EventEnvelope, type EventType, type RunningService } from '@parley/shared';
-import { asCaller, createTestEnv, infra, startTestService, TEST_SECRET, type CtxInput, type TestEnv } from '@parley/testkit';
+import { asCaller, createTestEnv, infra, startTestService, TEST_SECRET, waitFor, type CtxInput, type TestEnv } from '@parley/testkit';
 import { contactsConfigSchema, contactsService, type ContactsConfig } from '../src';
 
 /** docs/contracts.md `Inbox`, as the conversations service answers it. */
@@ -188,7 +188,8 @@ export function expectError(res: Res, status: number, code?: string, field?: str
   expect(Array.isArray(res.body?.errors)).toBe(true);
   expect(res.body.errors.length).toBeGreaterThan(0);
   if (code) expect(res.body.errors.map((e: any) => e.code)).toContain(code);
-  if (field) expect(res.body.errors.map((e: any) => e.field)).toContain(field);
+  // A field names itself or something inside it (`labels` covers `labels.0`).
+  if (field) expect(res.body.errors.map((e: any) => (e.field.startsWith(`${field}.`) ? field : e.field))).toContain(field);
 }
 
 /** Events the service wrote to its outbox for an account, oldest first. */
@@ -198,6 +199,11 @@ export async function outboxEvents(db: Client, accountId: number, type?: string)
     [accountId, type ?? null],
   );
   return rows.map((r) => r.payload);
+}
+
+/** Waits until the contacts consumer has committed the effect of this event. */
+export async function processed(db: Client, eventId: string): Promise<void> {
+  await waitFor(async () => (await db.query('SELECT 1 FROM contacts.processed_events WHERE event_id = $1', [eventId])).rowCount === 1, { what: `event ${eventId} processed` });
 }
 
 /** Test publisher: envelopes straight onto the file's exchange, as another service's relay would. */

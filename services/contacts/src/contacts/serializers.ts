@@ -251,3 +251,21 @@ export function publicFullContact(c: ContactRow, publicBaseUrl: string): z.infer
     label_list: c.labels,
   };
 }
+
+// ---- answer envelopes ----
+
+export const contactPageSchema = z.object({
+  meta: z.object({ count: z.number(), current_page: z.string() }),
+  payload: z.array(contactViewSchema),
+});
+export const contactPayloadSchema = z.object({ payload: contactViewSchema });
+export const createdContactSchema = z.object({
+  payload: z.object({
+    contact: contactViewSchema,
+    contact_inbox: z.object({ inbox: inboxViewSchema.nullable(), source_id: z.string().nullable() }),
+  }),
+});
+export const labelsPayloadSchema = z.object({ payload: z.array(z.string()) });
+export const contactableInboxesSchema = z.object({ payload: z.array(z.object({ source_id: z.string(), inbox: inboxViewSchema })) });
+export const addedContactInboxSchema = z.object({ source_id: z.string(), hmac_verified: z.boolean(), inbox: inboxSlimSchema });
+export const emptyObjectSchema = z.object({}).strict();
