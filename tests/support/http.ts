@@ -1,3 +1,5 @@
+import { checkContract } from './contract';
+
 export interface ApiResponse<T = any> {
   status: number;
   body: T;
@@ -13,7 +15,10 @@ export interface CallOptions {
   headers?: Record<string, string>;
 }
 
-/** A small client for the gateway, the way an integrator calls it. */
+/**
+ * A small client for the gateway, the way an integrator calls it. A gateway's answers are
+ * checked against the OpenAPI document (tests/support/contract.ts).
+ */
 export function client(baseUrl: string) {
   return async function call<T = any>(method: string, path: string, opts: CallOptions = {}): Promise<ApiResponse<T>> {
     const headers: Record<string, string> = { accept: 'application/json', ...(opts.headers ?? {}) };
@@ -34,6 +39,7 @@ export function client(baseUrl: string) {
     } catch {
       parsed = undefined;
     }
+    await checkContract(baseUrl, { method, path, status: res.status, text, body: parsed, contentType: res.headers.get('content-type') });
     return { status: res.status, body: parsed as T, text, headers: res.headers };
   };
 }

@@ -1,0 +1,235 @@
+import Ajv2020, { type ErrorObject, type ValidateFunction } from 'ajv/dist/2020';
+import addFormats from 'ajv-formats';
+import type { Express } from 'express';
+import type { HttpMethod, OpenApiDocument, OpenApiOperation } from '@parley/shared';
+import { openApiDocument } from '../../services/gateway/src/docs';
+
+/**
+ * Contract checks: every answer the gateway gives in the integration tests must be one the
+ * OpenAPI document promises (a documented status for that operation, and a body that
+ * conforms to that status's schema). The document is the one the gateway serves, built
+ * in-process from the same code; the validators are compiled lazily, once per operation
+ * and status, and kept for the rest of the test file (jest gives every test file its own
+ * module registry, so "once per worker" is once per file here).
+ */
+
+const DOC_ID = 'https://parley.invalid/openapi.json';
+
+interface Route {
+  method: HttpMethod;
+  template: string;
+  regex: RegExp;
+  literalSegments: number;
+  operation: OpenApiOperation;
+}
+
+interface State {
+  doc: OpenApiDocument;
+  ajv: Ajv2020;
+  routes: Route[];
+  validators: Map<string, ValidateFunction>;
+}
+
+let state: State | null = null;
+
+function load(): State {
+  if (state) return state;
+  const doc = openApiDocument();
+  // strict: false because the document carries OpenAPI keywords (example, x-*) that are
+  // not JSON Schema; formats are checked (zod emits email, uri, date-time, uuid).
+  const ajv = new Ajv2020({ strict: false, allErrors: true, validateSchema: false });
+  addFormats(ajv);
+  ajv.addSchema({ ...doc, $id: DOC_ID } as object);
+  const routes: Route[] = [];
+  for (const [template, byMethod] of Object.entries(doc.paths)) {
+    for (const [method, operation] of Object.entries(byMethod)) {
+      const segments = template.split('/');
+      const source = segments.map((s) => (/^\{[^}]+\}$/.test(s) ? '[^/]+' : s.replace(/[.*+?^$()|[\]\\]/g, '\\$&'))).join('/');
+      routes.push({
+        method: method as HttpMethod,
+        template,
+        regex: new RegExp(`^${source}$`),
+        literalSegments: segments.filter((s) => !s.startsWith('{')).length,
+        operation: operation as OpenApiOperation,
+      });
+    }
+  }
+  // Most literal first: `/conversations/meta` wins over `/conversations/{id}`.
+  routes.sort((a, b) => b.literalSegments - a.literalSegments);
+  state = { doc, ajv, routes, validators: new Map() };
+  return state;
+}
+
+/** The document the checks use (the one the gateway serves). */
+export function contractDocument(): OpenApiDocument {
+  return load().doc;
+}
+
+/** The documented operation a request lands on, or null when the document has none. */
+export function findOperation(method: string, rawPath: string): { template: string; operation: OpenApiOperation } | null {
+  const { routes } = load();
+  let path = rawPath.split('?')[0] ?? '';
+  if (path.length > 1) path = path.replace(/\/+$/, '');
+  const m = method.toLowerCase();
+  const hit = routes.find((r) => r.method === m && r.regex.test(path));
+  return hit ? { template: hit.template, operation: hit.operation } : null;
+}
+
+function pointer(parts: string[]): string {
+  return '#/' + parts.map((p) => encodeURIComponent(p.replace(/~/g, '~0').replace(/\//g, '~1'))).join('/');
+}
+
+function validatorFor(key: string, schemaPointer: string): ValidateFunction {
+  const s = load();
+  let v = s.validators.get(key);
+  if (!v) {
+    v = s.ajv.compile({ $ref: DOC_ID + schemaPointer });
+    s.validators.set(key, v);
+  }
+  return v;
+}
+
+function describeErrors(errors: ErrorObject[] | null | undefined): string[] {
+  const all = errors ?? [];
+  const shown = all.slice(0, 20).map((e) => {
+    const where = e.instancePath || '(body)';
+    const extra = e.keyword === 'additionalProperties' ? ` "${(e.params as { additionalProperty?: string }).additionalProperty}"` : e.keyword === 'enum' ? ` ${JSON.stringify((e.params as { allowedValues?: unknown }).allowedValues)}` : '';
+    return `${where}: ${e.message}${extra}`;
+  });
+  return all.length > shown.length ? [...shown, `(and ${all.length - shown.length} more)`] : shown;
+}
+
+export interface ObservedResponse {
+  method: string;
+  path: string;
+  status: number;
+  text: string;
+  body: unknown;
+  contentType: string | null;
+}
+
+/**
+ * What is wrong with this answer according to the document: [] when it conforms, null when
+ * the document has no operation for the request (such routes are the coverage test's job).
+ */
+export function contractViolations(r: ObservedResponse): string[] | null {
+  const found = findOperation(r.method, r.path);
+  if (!found) return null;
+  const { doc } = load();
+  const { template, operation } = found;
+  const method = r.method.toLowerCase();
+  const status = String(r.status);
+  let response = operation.responses[status];
+  if (!response) {
+    return [`status ${status} is not documented (documented: ${Object.keys(operation.responses).join(', ')})`];
+  }
+  let schemaParts = ['paths', template, method, 'responses', status];
+  const ref = response['$ref'];
+  if (typeof ref === 'string') {
+    const name = ref.replace('#/components/responses/', '');
+    response = doc.components.responses[name] ?? {};
+    schemaParts = ['components', 'responses', name];
+  }
+  const media = (response['content'] as Record<string, unknown> | undefined)?.['application/json'] as { schema?: unknown } | undefined;
+  if (!media?.schema) {
+    return r.text === '' ? [] : [`documented with an empty body, but the answer has one: ${r.text.slice(0, 300)}`];
+  }
+  if (!r.contentType?.includes('json')) return [`documented as application/json, but content-type is ${r.contentType ?? 'missing'}`];
+  if (r.text === '') return ['documented with a JSON body, but the answer is empty'];
+  const validate = validatorFor(`${method} ${template} ${status}`, pointer([...schemaParts, 'content', 'application/json', 'schema']));
+  return validate(r.body) ? [] : describeErrors(validate.errors);
+}
+
+/** Throws (failing the calling test) when the answer breaks the document. */
+export function assertContract(r: ObservedResponse): void {
+  if (process.env['PARLEY_CONTRACT_CHECK'] === '0') return;
+  const problems = contractViolations(r);
+  if (!problems || problems.length === 0) return;
+  const op = findOperation(r.method, r.path)?.operation;
+  const body = r.text.length > 1500 ? `${r.text.slice(0, 1500)}...` : r.text;
+  throw new Error(
+    `Contract violation: ${r.method.toUpperCase()} ${r.path} answered ${r.status}, which does not match the OpenAPI document ` +
+      `(operation ${op?.operationId}, service ${op?.['x-parley-service']}):\n  - ${problems.join('\n  - ')}\nbody: ${body}`,
+  );
+}
+
+// ---------------------------------------------------------------------------------------------
+// Route coverage: what a service's express app really registers, read from its router.
+
+export interface RegisteredRoute {
+  method: HttpMethod;
+  /** OpenAPI form: `/api/v1/accounts/{account_id}/portals/{portal_slug}`. */
+  path: string;
+}
+
+interface Layer {
+  route?: { path: unknown; methods: Record<string, boolean> };
+  handle?: { stack?: Layer[] };
+  rawPath?: unknown;
+}
+
+/** express 5 path syntax to OpenAPI: `:id` -> `{id}`, optional `{/:x}` groups expanded both ways. */
+function expressPathVariants(p: string): string[] {
+  const group = /\{([^{}]*)\}/.exec(p);
+  if (group) {
+    const before = p.slice(0, group.index);
+    const after = p.slice(group.index + group[0].length);
+    return [...expressPathVariants(before + after), ...expressPathVariants(before + group[1] + after)];
+  }
+  return [p.replace(/:(\w+)/g, '{$1}').replace(/\*(\w+)/g, '{$1}')];
+}
+
+function joinPaths(prefix: string, p: string): string {
+  const joined = `${prefix}/${p}`.replace(/\/+/g, '/');
+  return joined.length > 1 ? joined.replace(/\/$/, '') : joined;
+}
+
+function pathsOf(raw: unknown): string[] {
+  const list = Array.isArray(raw) ? raw : [raw];
+  return list.flatMap((p) => (typeof p === 'string' ? expressPathVariants(p) : [`<regexp ${String(p)}>`]));
+}
+
+/** Every route an express 5 app registers (routers nested in routers included), HEAD left out. */
+export function registeredRoutes(app: Express): RegisteredRoute[] {
+  const router = (app as unknown as { router?: { stack: Layer[] } }).router;
+  const out: RegisteredRoute[] = [];
+  const walk = (stack: Layer[], prefix: string) => {
+    for (const layer of stack) {
+      if (layer.route) {
+        for (const p of pathsOf(layer.route.path)) {
+          for (const [m, on] of Object.entries(layer.route.methods)) {
+            if (!on || m === 'head') continue;
+            out.push({ method: (m === '_all' ? 'all' : m) as HttpMethod, path: joinPaths(prefix, p) });
+          }
+        }
+      } else if (Array.isArray(layer.handle?.stack)) {
+        for (const p of pathsOf(layer.rawPath ?? '/')) walk(layer.handle!.stack!, joinPaths(prefix, p));
+      }
+    }
+  };
+  walk(router?.stack ?? [], '');
+  return out;
+}
+
+/** Path parameter names do not matter when comparing routes with the document. */
+export function routeKey(method: string, path: string): string {
+  return `${method.toUpperCase()} ${path.replace(/\{[^}]+\}/g, '{}')}`;
+}
+
+/** Whether a base URL is a gateway (only a gateway's answers are checked), asked once per URL. */
+const gateways = new Map<string, Promise<boolean>>();
+function isGateway(baseUrl: string): Promise<boolean> {
+  let known = gateways.get(baseUrl);
+  if (!known) {
+    known = fetch(`${baseUrl}/healthz`)
+      .then(async (r) => ((await r.json()) as { service?: string }).service === 'gateway')
+      .catch(() => false);
+    gateways.set(baseUrl, known);
+  }
+  return known;
+}
+
+/** The hook of the tests' HTTP client: checks a gateway's answer, ignores a service's own port. */
+export async function checkContract(baseUrl: string, r: ObservedResponse): Promise<void> {
+  if (await isGateway(baseUrl)) assertContract(r);
+}
