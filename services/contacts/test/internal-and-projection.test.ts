@@ -1,0 +1,188 @@
+import { randomAccountId, waitFor } from '@parley/testkit';
+import { admin, agent, anonymous, envelope, expectError, makeInbox, outboxEvents, processed, service, startContacts, type ContactsHarness } from './support';
+
+describe('internal API for the conversations service (docs/contracts.md)', () => {
+  let h: ContactsHarness;
+  beforeAll(async () => {
+    h = await startContacts();
+  });
+  afterAll(() => h?.close());
+
+  const createContact = async (a: number, body: Record<string, unknown>) => (await h.call('POST', `/api/v1/accounts/${a}/contacts`, { as: admin(a), body })).body.payload.contact;
+  const resolve = (a: number, body: Record<string, unknown>) => h.call('POST', `/internal/accounts/${a}/contact_inboxes/resolve`, { as: service, body });
+
+  it('when a contact is asked for, then its ContactSnapshot; another account or an unknown id is 404', async () => {
+    const a = randomAccountId();
+    const c = await createContact(a, { name: 'Snap', email: 'snap@acme.test', custom_attributes: { k: 'v' } });
+    const res = await h.call('GET', `/internal/accounts/${a}/contacts/${c.id}`, { as: service });
+    expect(res.body).toEqual({
+      id: c.id,
+      account_id: a,
+      name: 'Snap',
+      email: 'snap@acme.test',
+      phone_number: null,
+      identifier: null,
+      thumbnail: '',
+      avatar_url: null,
+      additional_attributes: {},
+      custom_attributes: { k: 'v' },
+      blocked: false,
+      availability_status: 'offline',
+      last_activity_at: null,
+      created_at: c.created_at,
+      labels: [],
+      updated_at: expect.any(Number),
+    });
+    expectError(await h.call('GET', `/internal/accounts/${randomAccountId()}/contacts/${c.id}`, { as: service }), 404, 'not_found');
+  });
+
+  it('when a client or an agent calls the internal API, then 401 (services only)', async () => {
+    const a = randomAccountId();
+    expectError(await h.call('GET', `/internal/accounts/${a}/contacts/1`, { as: admin(a) }), 401, 'unauthorized');
+    expectError(await h.call('GET', `/internal/accounts/${a}/contacts/1`, { as: anonymous }), 401, 'unauthorized');
+    expectError(await h.call('GET', `/internal/accounts/${a}/contacts/1`, { as: false }), 401, 'unauthorized');
+  });
+
+  it('when resolved with a contact_id, then the pair is found or created once, even under concurrent calls', async () => {
+    const a = randomAccountId();
+    const inbox = h.stub.add(makeInbox(a));
+    const c = await createContact(a, { email: 'res@acme.test' });
+    const answers = await Promise.all(Array.from({ length: 6 }, () => resolve(a, { inbox_id: inbox.id, contact_id: c.id })));
+    expect(answers.map((r) => r.status)).toEqual([200, 200, 200, 200, 200, 200]);
+    const sources = new Set(answers.map((r) => r.body.contact_inbox.source_id));
+    expect(sources.size).toBe(1);
+    expect(answers[0]!.body).toMatchObject({
+      contact_inbox: { id: expect.any(Number), contact_id: c.id, inbox_id: inbox.id, hmac_verified: false, pubsub_token: expect.any(String) },
+      contact: { id: c.id, account_id: a, email: 'res@acme.test' },
+    });
+    expect(await outboxEvents(h.db, a, 'contact_inbox.created')).toHaveLength(1);
+    // hmac_verified: true upgrades the pair; a given source id is used as is.
+    const verified = await resolve(a, { inbox_id: inbox.id, contact_id: c.id, hmac_verified: true });
+    expect(verified.body.contact_inbox).toMatchObject({ source_id: [...sources][0], hmac_verified: true });
+    const own = await resolve(a, { inbox_id: inbox.id, contact_id: c.id, source_id: 'mine-1' });
+    expect(own.body.contact_inbox.source_id).toBe('mine-1');
+  });
+
+  it('when the source id belongs to another contact in the inbox, then 422 naming source_id', async () => {
+    const a = randomAccountId();
+    const inbox = h.stub.add(makeInbox(a));
+    const c1 = await createContact(a, { email: 'one@acme.test' });
+    const c2 = await createContact(a, { email: 'two@acme.test' });
+    await resolve(a, { inbox_id: inbox.id, contact_id: c1.id, source_id: 'shared' });
+    expectError(await resolve(a, { inbox_id: inbox.id, contact_id: c2.id, source_id: 'shared' }), 422, 'taken', 'source_id');
+  });
+
+  it('when resolved without a contact_id, then only an existing pair is answered, else 404', async () => {
+    const a = randomAccountId();
+    const inbox = h.stub.add(makeInbox(a));
+    const c = await createContact(a, { email: 'look@acme.test' });
+    await resolve(a, { inbox_id: inbox.id, contact_id: c.id, source_id: 'lookup-1' });
+    const found = await resolve(a, { inbox_id: inbox.id, source_id: 'lookup-1' });
+    expect(found.body.contact).toMatchObject({ id: c.id });
+    expectError(await resolve(a, { inbox_id: inbox.id, source_id: 'nobody' }), 404, 'not_found');
+    expectError(await resolve(randomAccountId(), { inbox_id: inbox.id, source_id: 'lookup-1' }), 404, 'not_found');
+    expectError(await resolve(a, { inbox_id: inbox.id }), 422, 'required', 'source_id');
+    expectError(await resolve(a, { inbox_id: 'x', contact_id: c.id }), 422, undefined, 'inbox_id');
+    expectError(await resolve(a, { inbox_id: inbox.id, contact_id: 99999999 }), 404, 'not_found');
+    expectError(await resolve(a, { inbox_id: 999999998, contact_id: c.id }), 422, 'not_found', 'inbox_id');
+  });
+
+  it('when a pair is looked up by inbox and source id, then {contact_inbox, contact}; unknown is 404', async () => {
+    const a = randomAccountId();
+    const inbox = h.stub.add(makeInbox(a));
+    const c = await createContact(a, { email: 'pair@acme.test' });
+    await resolve(a, { inbox_id: inbox.id, contact_id: c.id, source_id: 'with space/and slash' });
+    const res = await h.call('GET', `/internal/inboxes/${inbox.id}/contact_inboxes/${encodeURIComponent('with space/and slash')}`, { as: service });
+    expect(res.body).toMatchObject({ contact_inbox: { source_id: 'with space/and slash', contact_id: c.id }, contact: { id: c.id } });
+    expectError(await h.call('GET', `/internal/inboxes/${inbox.id}/contact_inboxes/nope`, { as: service }), 404, 'not_found');
+  });
+});
+
+describe('inbox projection (inbox.* and inbox_member.* events)', () => {
+  let h: ContactsHarness;
+  beforeAll(async () => {
+    h = await startContacts();
+  });
+  afterAll(() => h?.close());
+
+  it('when inbox.created arrives, then the public API knows the inbox without asking the conversations service', async () => {
+    const a = randomAccountId();
+    const inbox = makeInbox(a); // never added to the stub
+    const ev = envelope('inbox.created', a, { ...inbox });
+    await h.bus.publish(ev);
+    await processed(h.db, ev.id);
+    const res = await h.call('POST', `/public/api/v1/inboxes/${inbox.identifier}/contacts`, { as: anonymous, body: { name: 'Via event' } });
+    expect(res.status).toBe(200);
+    expect(h.stub.calls.some((p) => p.includes(inbox.identifier))).toBe(false);
+  });
+
+  it('when inbox.updated turns hmac_mandatory on, then a create without a hash is refused; an older update does not undo it', async () => {
+    const a = randomAccountId();
+    const inbox = makeInbox(a);
+    const t = Date.now();
+    const created = envelope('inbox.created', a, { ...inbox }, { occurredAt: new Date(t - 2000) });
+    const strict = envelope('inbox.updated', a, { ...inbox, hmac_mandatory: true }, { occurredAt: new Date(t) });
+    const stale = envelope('inbox.updated', a, { ...inbox, hmac_mandatory: false, name: 'stale' }, { occurredAt: new Date(t - 1000) });
+    await h.bus.publish(created);
+    await processed(h.db, created.id);
+    await h.bus.publish(strict);
+    await processed(h.db, strict.id);
+    await h.bus.publish(stale);
+    await processed(h.db, stale.id);
+    expectError(await h.call('POST', `/public/api/v1/inboxes/${inbox.identifier}/contacts`, { as: anonymous, body: { name: 'x' } }), 401, 'invalid_identifier_hash');
+  });
+
+  it('when inbox.deleted arrives, then the inbox is unknown and its contact inboxes go, the contacts stay', async () => {
+    const a = randomAccountId();
+    const inbox = h.stub.add(makeInbox(a));
+    const created = await h.call('POST', `/public/api/v1/inboxes/${inbox.identifier}/contacts`, { as: anonymous, body: { email: 'stay@acme.test' } });
+    h.stub.inboxes.delete(inbox.id);
+    const ev = envelope('inbox.deleted', a, { ...inbox });
+    await h.bus.publish(ev);
+    await processed(h.db, ev.id);
+    expectError(await h.call('GET', `/public/api/v1/inboxes/${inbox.identifier}/contacts/${created.body.source_id}`, { as: anonymous }), 404, 'not_found');
+    const contact = await h.call('GET', `/api/v1/accounts/${a}/contacts/${created.body.id}`, { as: admin(a) });
+    expect(contact.body.payload).toMatchObject({ email: 'stay@acme.test', contact_inboxes: [] });
+    // A late inbox.updated does not bring it back.
+    const late = envelope('inbox.updated', a, { ...inbox, name: 'zombie' });
+    await h.bus.publish(late);
+    await processed(h.db, late.id);
+    expectError(await h.call('POST', `/public/api/v1/inboxes/${inbox.identifier}/contacts`, { as: anonymous, body: {} }), 404, 'not_found');
+  });
+
+  it('when asked for contactable inboxes, then administrators get every API inbox and agents their member inboxes, with the newest source id', async () => {
+    const a = randomAccountId();
+    const [i1, i2] = [makeInbox(a), makeInbox(a)];
+    const evs = [envelope('inbox.created', a, { ...i1 }), envelope('inbox.created', a, { ...i2 }), envelope('inbox_member.added', a, { id: 1, inbox_id: i2.id, user_id: 7 })];
+    await h.bus.publish(...evs);
+    for (const ev of evs) await processed(h.db, ev.id);
+    const c = (await h.call('POST', `/api/v1/accounts/${a}/contacts`, { as: admin(a), body: { email: 'reach@acme.test', inbox_id: i1.id, source_id: 'known-src' } })).body.payload.contact;
+    const asAdmin = await h.call('GET', `/api/v1/accounts/${a}/contacts/${c.id}/contactable_inboxes`, { as: admin(a) });
+    expect(asAdmin.body.payload).toHaveLength(2);
+    const byInbox = Object.fromEntries(asAdmin.body.payload.map((p: any) => [p.inbox.id, p.source_id]));
+    expect(byInbox[i1.id]).toBe('known-src');
+    expect(byInbox[i2.id]).toMatch(/^[0-9a-f-]{36}$/);
+    expect(asAdmin.body.payload[0].inbox).not.toHaveProperty('hmac_token');
+    const asMember = await h.call('GET', `/api/v1/accounts/${a}/contacts/${c.id}/contactable_inboxes`, { as: agent(a, 7) });
+    expect(asMember.body.payload.map((p: any) => p.inbox.id)).toEqual([i2.id]);
+    const removed = envelope('inbox_member.removed', a, { id: 1, inbox_id: i2.id, user_id: 7 });
+    await h.bus.publish(removed);
+    await processed(h.db, removed.id);
+    expect((await h.call('GET', `/api/v1/accounts/${a}/contacts/${c.id}/contactable_inboxes`, { as: agent(a, 7) })).body.payload).toEqual([]);
+  });
+
+  it('when an event is delivered twice, then it has one effect; a malformed one is dead-lettered and the queue goes on', async () => {
+    const a = randomAccountId();
+    const inbox = makeInbox(a);
+    const ev = envelope('inbox.created', a, { ...inbox });
+    await h.bus.publish(ev, ev);
+    await processed(h.db, ev.id);
+    const bad = envelope('inbox.created', a, { id: 5, name: 'no account' });
+    const next = envelope('inbox_member.added', a, { id: 2, inbox_id: inbox.id, user_id: 9 });
+    await h.bus.publish(bad, next);
+    await processed(h.db, next.id);
+    const { rows } = await h.db.query('SELECT count(*)::int AS n FROM contacts.processed_events WHERE event_id = $1', [bad.id]);
+    expect(rows[0].n).toBe(0);
+    await waitFor(async () => (await h.db.query('SELECT 1 FROM contacts.inbox_members WHERE inbox_id = $1 AND user_id = 9', [inbox.id])).rowCount === 1);
+  });
+});
