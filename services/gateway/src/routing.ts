@@ -35,6 +35,7 @@ const GATEWAY_ACCOUNT_ROUTES = /^\/(agents|teams|agent_bots)?(\/|$)/;
 const PUBLIC_ROUTES: Array<[RegExp, Upstream]> = [
   [/^\/inboxes\/[^/]+\/contacts\/[^/]+\/conversations(\/|$)/, 'conversations'],
   [/^\/inboxes\/[^/]+\/contacts(\/[^/]+)?\/?$/, 'contacts'],
+  [/^\/contact_avatars\/[^/]+\/?$/, 'contacts'],
   [/^\/inboxes\/[^/]+\/?$/, 'conversations'],
   [/^\/portals(\/|$)/, 'helpcenter'],
 ];
