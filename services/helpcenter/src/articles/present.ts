@@ -3,7 +3,30 @@ import { categoriesByIds, type CategoryRow } from '../categories/repository';
 import { categorySummary } from '../categories/present';
 import { authorsByIds, type AgentData } from '../authors/repository';
 import { associatedOf, type ArticleRow } from './repository';
-import { statusName } from './schemas';
+import { statusName, type ArticleJson, type AuthorJson, type PublicArticleJson } from './schemas';
+
+const str = (v: unknown): string | null => (typeof v === 'string' ? v : null);
+const int = (v: unknown): number | null => (typeof v === 'number' && Number.isInteger(v) ? v : null);
+const bool = (v: unknown): boolean | null => (typeof v === 'boolean' ? v : null);
+
+/** The agent partial from the author projection, every field typed (null when unknown). */
+function presentAuthor(a: AgentData | undefined): AuthorJson | null {
+  if (!a) return null;
+  return {
+    id: a.id,
+    account_id: int(a['account_id']),
+    name: str(a['name']),
+    available_name: str(a['available_name']) ?? str(a['name']),
+    email: str(a['email']),
+    role: str(a['role']),
+    availability_status: str(a['availability_status']),
+    auto_offline: bool(a['auto_offline']),
+    confirmed: bool(a['confirmed']),
+    provider: str(a['provider']),
+    thumbnail: str(a['thumbnail']),
+    custom_role_id: int(a['custom_role_id']),
+  };
+}
 
 function associatedSummary(a: ArticleRow) {
   return { id: a.id, title: a.title, slug: a.slug, status: statusName(a.status), locale: a.locale, category_id: a.category_id, updated_at: unixSeconds(a.updated_at) };
@@ -15,7 +38,7 @@ function associatedSummary(a: ArticleRow) {
  * fields Chatwoot's article partial adds (description, locale, category{}, author{},
  * associated_articles, updated_at), so clients of either kind find what they read.
  */
-export function presentArticle(row: ArticleRow, category: CategoryRow | null | undefined, author: AgentData | null | undefined, associated: ArticleRow[]) {
+export function presentArticle(row: ArticleRow, category: CategoryRow | null | undefined, author: AgentData | null | undefined, associated: ArticleRow[]): ArticleJson {
   return {
     id: row.id,
     title: row.title,
@@ -35,25 +58,24 @@ export function presentArticle(row: ArticleRow, category: CategoryRow | null | u
     folder_id: null,
     associated_article_id: row.associated_article_id,
     category: categorySummary(category),
-    author: author ?? null,
+    author: presentAuthor(author ?? undefined),
     associated_articles: associated.map(associatedSummary),
     created_at: unixSeconds(row.created_at),
     updated_at: unixSeconds(row.updated_at),
   };
 }
 
-export type Article = ReturnType<typeof presentArticle>;
+export type Article = ArticleJson;
 
 /** Loads the categories, authors and associated articles of a page of rows (three queries). */
 export async function presentArticles(db: Executor, rows: ArticleRow[]): Promise<Article[]> {
   if (rows.length === 0) return [];
   const accountId = (rows[0] as ArticleRow).account_id;
   const categoryIds = [...new Set(rows.map((r) => r.category_id).filter((id): id is number => id !== null))];
-  const [categories, authors, associated] = await Promise.all([
-    categoriesByIds(db, categoryIds),
-    authorsByIds(db, accountId, rows.map((r) => r.author_id)),
-    associatedOf(db, rows.map((r) => r.id)),
-  ]);
+  // One after the other: `db` may be a transaction's client, which runs one query at a time.
+  const categories = await categoriesByIds(db, categoryIds);
+  const authors = await authorsByIds(db, accountId, rows.map((r) => r.author_id));
+  const associated = await associatedOf(db, rows.map((r) => r.id));
   const catById = new Map(categories.map((c) => [c.id, c]));
   return rows.map((r) =>
     presentArticle(
@@ -70,26 +92,20 @@ export async function presentOne(db: Executor, row: ArticleRow): Promise<Article
 }
 
 /** An author as anonymous readers see it: a name and a picture, no email or role. */
-function publicAuthor(a: AgentData | undefined) {
+function publicAuthor(a: AgentData | undefined): PublicArticleJson['author'] {
   if (!a) return null;
-  const name = typeof a['name'] === 'string' ? a['name'] : null;
-  return {
-    name,
-    available_name: typeof a['available_name'] === 'string' ? a['available_name'] : name,
-    thumbnail: typeof a['thumbnail'] === 'string' ? a['thumbnail'] : '',
-  };
+  const name = str(a['name']);
+  return { name, available_name: str(a['available_name']) ?? name, thumbnail: str(a['thumbnail']) ?? '' };
 }
 
 /** A published article for the public API (no author id/email, no account or internal ids beyond the article's). */
-export async function presentPublicArticles(db: Executor, rows: ArticleRow[]) {
+export async function presentPublicArticles(db: Executor, rows: ArticleRow[]): Promise<PublicArticleJson[]> {
   if (rows.length === 0) return [];
   const accountId = (rows[0] as ArticleRow).account_id;
   const categoryIds = [...new Set(rows.map((r) => r.category_id).filter((id): id is number => id !== null))];
-  const [categories, authors, associated] = await Promise.all([
-    categoriesByIds(db, categoryIds),
-    authorsByIds(db, accountId, rows.map((r) => r.author_id)),
-    associatedOf(db, rows.map((r) => r.id), true),
-  ]);
+  const categories = await categoriesByIds(db, categoryIds);
+  const authors = await authorsByIds(db, accountId, rows.map((r) => r.author_id));
+  const associated = await associatedOf(db, rows.map((r) => r.id), true);
   const catById = new Map(categories.map((c) => [c.id, c]));
   return rows.map((r) => ({
     id: r.id,
@@ -97,7 +113,7 @@ export async function presentPublicArticles(db: Executor, rows: ArticleRow[]) {
     slug: r.slug,
     content: r.content,
     description: r.description,
-    status: statusName(r.status),
+    status: 'published' as const,
     position: r.position,
     views: r.views,
     locale: r.locale,

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { categorySummaryResponse } from '../categories/schemas';
 import { idInput, LIMITS, localeSchema, optionalText, pageQuery, positionInput, requiredText, slugSchema } from '../common/validation';
 
 export const STATUS_NAMES = ['draft', 'published', 'archived'] as const;
@@ -79,13 +80,13 @@ const statusFilter = z
 const queryId = z.string().regex(/^[0-9]{1,10}$/, 'must be a positive integer id').transform(Number);
 
 export const listArticlesQuery = z.object({
-  status: statusFilter.optional(),
-  category_slug: slugSchema.optional(),
-  category_id: queryId.optional(),
-  author_id: queryId.optional(),
+  status: statusFilter.optional().describe('draft, published, archived (or 0, 1, 2)'),
+  category_slug: slugSchema.optional().describe('Only articles of the category with this slug, by position'),
+  category_id: queryId.optional().describe('Only articles of this category, by position'),
+  author_id: queryId.optional().describe('Only articles by this agent'),
   locale: localeSchema.optional(),
-  query: z.string().max(500, 'is too long (maximum is 500 characters)').optional(),
-  page: pageQuery,
+  query: z.string().max(500, 'is too long (maximum is 500 characters)').optional().describe('Full-text search: every word must match, as a prefix'),
+  page: pageQuery.describe('Page number, 25 a page; default 1'),
 });
 export type ListArticlesQuery = z.infer<typeof listArticlesQuery>;
 
@@ -96,10 +97,126 @@ export const reorderBody = z.object({
 });
 
 export const publicListQuery = z.object({
-  query: z.string().max(500, 'is too long (maximum is 500 characters)').optional(),
+  query: z.string().max(500, 'is too long (maximum is 500 characters)').optional().describe('Full-text search over title, description and content: every word must match, as a prefix; best match first'),
   locale: localeSchema.optional(),
-  category_slug: slugSchema.optional(),
-  sort: z.enum(['position', 'views']).optional(),
-  page: pageQuery,
+  category_slug: slugSchema.optional().describe('Only articles of the category with this slug'),
+  sort: z.enum(['position', 'views']).optional().describe('position (default) or views (most read first)'),
+  page: pageQuery.describe('Page number, 25 a page; default 1'),
 });
 export type PublicListQuery = z.infer<typeof publicListQuery>;
+
+// ---- answers ----
+
+const count = z.number().int().min(0);
+const statusNameResponse = z.enum(STATUS_NAMES);
+
+export const articleMetaResponse = z.object({
+  title: z.string().nullable().optional(),
+  description: z.string().nullable().optional(),
+  tags: z.array(z.string()).optional(),
+});
+
+/** Chatwoot's agent partial, as the identity service answered when the author was checked. */
+export const authorResponse = z.object({
+  id: z.number().int(),
+  account_id: z.number().int().nullable(),
+  name: z.string().nullable(),
+  available_name: z.string().nullable(),
+  email: z.string().nullable(),
+  role: z.string().nullable(),
+  availability_status: z.string().nullable(),
+  auto_offline: z.boolean().nullable(),
+  confirmed: z.boolean().nullable(),
+  provider: z.string().nullable(),
+  thumbnail: z.string().nullable(),
+  custom_role_id: z.number().int().nullable(),
+});
+export type AuthorJson = z.infer<typeof authorResponse>;
+
+export const associatedArticleResponse = z.object({
+  id: z.number().int(),
+  title: z.string(),
+  slug: z.string(),
+  status: statusNameResponse,
+  locale: z.string(),
+  category_id: z.number().int().nullable(),
+  updated_at: z.number().int(),
+});
+
+/**
+ * SPEC's Article record (status by name), plus what Chatwoot's article partial adds
+ * (description, locale, `category{}`, `author{}`, `associated_articles`, timestamps).
+ */
+export const articleResponse = z
+  .object({
+    id: z.number().int(),
+    title: z.string(),
+    slug: z.string(),
+    content: z.string(),
+    description: z.string().nullable(),
+    status: statusNameResponse,
+    position: z.number().int().nullable(),
+    views: count,
+    locale: z.string(),
+    meta: articleMetaResponse,
+    portal_id: z.number().int(),
+    account_id: z.number().int(),
+    author_id: z.number().int(),
+    category_id: z.number().int().nullable(),
+    folder_id: z.null().describe('Chatwoot folders are not used; always null'),
+    associated_article_id: z.number().int().nullable(),
+    category: categorySummaryResponse,
+    author: authorResponse.nullable(),
+    associated_articles: z.array(associatedArticleResponse),
+    created_at: z.number().int().describe('Unix seconds'),
+    updated_at: z.number().int().describe('Unix seconds'),
+  })
+  .meta({ id: 'Article' });
+export type ArticleJson = z.infer<typeof articleResponse>;
+
+export const articleListResponse = z.object({
+  payload: z.array(articleResponse),
+  meta: z.object({
+    all_articles_count: count.describe('Every article of the portal'),
+    articles_count: count.describe('Articles matching the filters other than status and author'),
+    archived_articles_count: count,
+    draft_articles_count: count,
+    published_count: count,
+    mine_articles_count: count.describe('Of those, written by the caller'),
+    current_page: z.number().int(),
+  }),
+});
+
+/** An author as anonymous readers see it: a name and a picture, no email or role. */
+export const publicAuthorResponse = z.object({ name: z.string().nullable(), available_name: z.string().nullable(), thumbnail: z.string() });
+
+/** A published article as anonymous readers see it. */
+export const publicArticleResponse = z
+  .object({
+    id: z.number().int(),
+    title: z.string(),
+    slug: z.string(),
+    content: z.string(),
+    description: z.string().nullable(),
+    status: z.literal('published'),
+    position: z.number().int().nullable(),
+    views: count,
+    locale: z.string(),
+    meta: articleMetaResponse,
+    portal_id: z.number().int(),
+    category_id: z.number().int().nullable(),
+    category: categorySummaryResponse,
+    author: publicAuthorResponse.nullable(),
+    associated_articles: z.array(z.object({ id: z.number().int(), title: z.string(), slug: z.string(), locale: z.string() })),
+    updated_at: z.number().int().describe('Unix seconds'),
+  })
+  .meta({ id: 'PublicArticle' });
+export type PublicArticleJson = z.infer<typeof publicArticleResponse>;
+
+export const publicArticleListResponse = z.object({
+  payload: z.array(publicArticleResponse),
+  meta: z.object({ articles_count: count, current_page: z.number().int() }),
+});
+
+export const articleParams = z.object({ portal_slug: z.string().describe('The portal slug'), id: z.number().int().positive().describe('Article id') });
+export const publicArticleParams = z.object({ portal_slug: z.string().describe('The portal slug'), article_slug: z.string().describe('The article slug') });

@@ -15,13 +15,13 @@ import type { HelpcenterConfig } from '../config';
 import { baseSlug, firstFreeSlug, retryOnSlugRace } from '../common/slugs';
 import { findCategory, type CategoryRow } from '../categories/repository';
 import type { PortalRow } from '../portals/repository';
-import { callerUserId } from '../portals/service';
+import { assertAllowedLocale, callerUserId } from '../portals/service';
 import { requireAgent } from '../authors/identity';
 import { upsertAuthor, type AgentData } from '../authors/repository';
 import { presentArticles, presentOne, type Article } from './present';
 import * as repo from './repository';
 import type { ArticleFields, ArticleMeta, ArticleRow } from './repository';
-import { STATUS, type CreateArticleInput, type ListArticlesQuery, type MetaInput, type UpdateArticleInput } from './schemas';
+import { STATUS, statusName, type CreateArticleInput, type ListArticlesQuery, type MetaInput, type UpdateArticleInput } from './schemas';
 import { toTsQuery } from './search';
 
 export const ARTICLE_PAGE_SIZE = 25;
@@ -62,6 +62,22 @@ function metaOf(m: MetaInput | null | undefined): ArticleMeta {
   return out;
 }
 
+/**
+ * Status moves the issue allows: draft <-> published -> archived. Archiving is final (an
+ * archived article can still be deleted); a draft is published before it is archived.
+ * Chatwoot lets any status move to any other; creating with any status stays allowed.
+ */
+const TRANSITIONS: Record<number, readonly number[]> = {
+  [STATUS.draft]: [STATUS.published],
+  [STATUS.published]: [STATUS.draft, STATUS.archived],
+  [STATUS.archived]: [],
+};
+
+export function assertTransition(from: number, to: number): void {
+  if (from === to || (TRANSITIONS[from] ?? []).includes(to)) return;
+  throw ValidationError.field('status', `cannot change from ${statusName(from)} to ${statusName(to)} (allowed: draft <-> published, published -> archived)`, 'invalid_transition');
+}
+
 /** `article.created`/`updated`, plus `published`/`archived` when the status moved there. */
 function statusEvents(accountId: number, data: Article, before: number | null, after: number): NewEvent[] {
   if (before === after) return [];
@@ -80,7 +96,9 @@ export async function createArticle(deps: Deps, ctx: RequestContext, portal: Por
   const category = input.category_id ? await categoryInPortal(deps.pool, portal, input.category_id) : null;
   const associated = input.associated_article_id ? await associatedRoot(deps.pool, portal, input.associated_article_id, null) : null;
   const agent: AgentData = await requireAgent(deps, ctx, accountId, input.author_id);
+  // Chatwoot: an article in a category takes the category's locale.
   const locale = category?.locale ?? input.locale ?? portal.config.default_locale;
+  if (!category) assertAllowedLocale(portal, locale);
   const status = input.status ?? STATUS.draft;
   const generated = input.slug === undefined;
 
@@ -127,10 +145,10 @@ const CHANGE_KEYS: Array<keyof ArticleFields> = [
   'position',
 ];
 
-/** Chatwoot lets any status move to any other (draft, published, archived); so do we. */
 export async function updateArticle(deps: Deps, ctx: RequestContext, portal: PortalRow, id: number, input: UpdateArticleInput): Promise<Article> {
   const accountId = portal.account_id;
   const existing = await requireArticle(deps.pool, portal, id);
+  if (input.status !== undefined) assertTransition(existing.status, input.status);
   const newCategory = input.category_id ? await categoryInPortal(deps.pool, portal, input.category_id) : null;
   const associated =
     input.associated_article_id === undefined ? undefined : input.associated_article_id === null ? null : await associatedRoot(deps.pool, portal, input.associated_article_id, id);
@@ -171,6 +189,9 @@ export async function updateArticle(deps: Deps, ctx: RequestContext, portal: Por
       position:
         input.position !== undefined ? input.position : categoryMoved ? await repo.nextPosition(tx, accountId, portal.id, categoryId) : before.position,
     };
+    // Checked again under the row lock: a concurrent update may have moved the status.
+    assertTransition(before.status, next.status);
+    if (!category && next.locale !== before.locale) assertAllowedLocale(portal, next.locale);
     const changes = diff(current as unknown as Record<string, unknown>, next as unknown as Record<string, unknown>, CHANGE_KEYS);
     if (Object.keys(changes).length === 0) return presentOne(tx, before);
     const row = await repo.updateArticle(tx, accountId, before.id, next);

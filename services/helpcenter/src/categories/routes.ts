@@ -1,7 +1,6 @@
 import { Router, type RequestHandler } from 'express';
-import { idParam, parseBody, parseQuery, requireRole, type ServiceDeps } from '@parley/shared';
+import { idParam, parseBody, parseQuery, requireRole, unwrap, type ServiceDeps } from '@parley/shared';
 import type { HelpcenterConfig } from '../config';
-import { unwrap } from '../common/validation';
 import { portalOf } from '../portals/middleware';
 import { createCategoryBody, listCategoriesQuery, updateCategoryBody } from './schemas';
 import * as service from './service';

@@ -15,3 +15,62 @@ export type CreateCategoryInput = z.infer<typeof createCategoryBody>;
 export type UpdateCategoryInput = z.infer<typeof updateCategoryBody>;
 
 export const listCategoriesQuery = z.object({ locale: localeSchema.optional(), page: pageQuery });
+
+// ---- answers ----
+
+const count = z.number().int().min(0);
+
+/** Chatwoot's category partial plus `portal_id`; `meta.articles_count` counts every status. */
+export const categoryResponse = z
+  .object({
+    id: z.number().int(),
+    account_id: z.number().int(),
+    portal_id: z.number().int(),
+    name: z.string(),
+    slug: z.string(),
+    locale: z.string(),
+    description: z.string().nullable(),
+    position: z.number().int().nullable(),
+    meta: z.object({ articles_count: count }),
+    created_at: z.number().int().describe('Unix seconds'),
+    updated_at: z.number().int().describe('Unix seconds'),
+  })
+  .meta({ id: 'Category' });
+export type CategoryJson = z.infer<typeof categoryResponse>;
+
+export const categoryShowResponse = z.object({ payload: categoryResponse });
+export const categoryListResponse = z.object({
+  payload: z.array(categoryResponse),
+  meta: z.object({ current_page: z.number().int(), categories_count: count }),
+});
+
+/** A category as anonymous readers see it: `meta.articles_count` counts published articles. */
+export const publicCategoryResponse = z
+  .object({
+    id: z.number().int(),
+    portal_id: z.number().int(),
+    name: z.string(),
+    slug: z.string(),
+    locale: z.string(),
+    description: z.string().nullable(),
+    position: z.number().int().nullable(),
+    meta: z.object({ articles_count: count }),
+  })
+  .meta({ id: 'PublicCategory' });
+export type PublicCategoryJson = z.infer<typeof publicCategoryResponse>;
+
+export const publicCategoryListResponse = z.object({
+  payload: z.array(publicCategoryResponse),
+  meta: z.object({ current_page: z.number().int(), categories_count: count }),
+});
+
+/** The `category` object inside an article answer: always there, all null without a category. */
+export const categorySummaryResponse = z.object({
+  id: z.number().int().nullable(),
+  name: z.string().nullable(),
+  slug: z.string().nullable(),
+  locale: z.string().nullable(),
+});
+export type CategorySummaryJson = z.infer<typeof categorySummaryResponse>;
+
+export const categoryParams = z.object({ portal_slug: z.string().describe('The portal slug'), id: z.number().int().positive().describe('Category id') });

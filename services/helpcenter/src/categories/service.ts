@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { diff, NotFoundError, withTransaction, writeEvent, type Executor, type Pool, type RequestContext } from '@parley/shared';
 import { baseSlug, firstFreeSlug, retryOnSlugRace } from '../common/slugs';
 import type { PortalRow } from '../portals/repository';
+import { assertAllowedLocale } from '../portals/service';
 import { presentCategory, type Category } from './present';
 import * as repo from './repository';
 import type { CategoryFields, CategoryRow } from './repository';
@@ -35,6 +36,7 @@ export async function showCategory(pool: Pool, portal: PortalRow, id: number): P
 
 export async function createCategory(pool: Pool, ctx: RequestContext, portal: PortalRow, input: CreateCategoryInput): Promise<Category> {
   const locale = input.locale ?? portal.config.default_locale;
+  assertAllowedLocale(portal, locale);
   const generated = input.slug === undefined;
   return retryOnSlugRace('categories__slug', generated, (retry) =>
     withTransaction(pool, async (tx) => {
@@ -71,6 +73,7 @@ export async function updateCategory(pool: Pool, ctx: RequestContext, portal: Po
       description: input.description === undefined ? current.description : input.description,
       position: input.position === undefined ? current.position : input.position,
     };
+    if (next.locale !== current.locale) assertAllowedLocale(portal, next.locale);
     const changes = diff(current as unknown as Record<string, unknown>, next as unknown as Record<string, unknown>, CHANGE_KEYS);
     if (Object.keys(changes).length === 0) return present(tx, before);
     const row = await repo.updateCategory(tx, portal.account_id, before.id, next);

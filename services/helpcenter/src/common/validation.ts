@@ -88,18 +88,6 @@ export function positionInput() {
 }
 
 /**
- * Chatwoot wraps JSON params (`{"article": {...}}`) and also reads them flat; accept both,
- * the wrapped object winning when it is present.
- */
-export function unwrap(body: unknown, key: string): unknown {
-  if (body && typeof body === 'object' && !Array.isArray(body)) {
-    const inner = (body as Record<string, unknown>)[key];
-    if (inner && typeof inner === 'object' && !Array.isArray(inner)) return inner;
-  }
-  return body;
-}
-
-/**
  * Slug from free text, like Rails' `parameterize`: accents stripped, lower case, runs of
  * anything else become `-`. Empty when nothing usable is left.
  */

@@ -1,5 +1,6 @@
 import { unixSeconds } from '@parley/shared';
 import type { ArticleCounts, LocaleCounts, PortalRow } from './repository';
+import type { PortalJson, PublicPortalJson } from './schemas';
 
 export const DEFAULT_COLOR = '#1f93ff';
 
@@ -19,7 +20,7 @@ function allowedLocales(row: PortalRow, locales: Map<string, LocaleCounts>) {
 }
 
 /** Chatwoot's portal partial: `config.allowed_locales` as `{code, articles_count, categories_count}`. */
-export function presentPortal(row: PortalRow, stats?: Partial<PortalStats>) {
+export function presentPortal(row: PortalRow, stats?: Partial<PortalStats>): PortalJson {
   const a = stats?.articles ?? ZERO;
   const locales = stats?.locales ?? new Map<string, LocaleCounts>();
   let categories = 0;
@@ -53,10 +54,10 @@ export function presentPortal(row: PortalRow, stats?: Partial<PortalStats>) {
   };
 }
 
-export type Portal = ReturnType<typeof presentPortal>;
+export type Portal = PortalJson;
 
 /** What an anonymous reader sees: no account id, no draft counts. */
-export function presentPublicPortal(row: PortalRow, locales: Map<string, LocaleCounts>) {
+export function presentPublicPortal(row: PortalRow, locales: Map<string, LocaleCounts>): PublicPortalJson {
   return {
     id: row.id,
     name: row.name,

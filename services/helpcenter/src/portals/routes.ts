@@ -1,7 +1,6 @@
 import { Router, type RequestHandler } from 'express';
-import { accountIdOf, parseBody, parseQuery, requireRole, type ServiceDeps } from '@parley/shared';
+import { accountIdOf, parseBody, parseQuery, requireRole, unwrap, type ServiceDeps } from '@parley/shared';
 import type { HelpcenterConfig } from '../config';
-import { unwrap } from '../common/validation';
 import { loadPortal, portalOf } from './middleware';
 import { categoriesRouter } from '../categories/routes';
 import { articlesRouter } from '../articles/routes';

@@ -63,3 +63,63 @@ export type UpdatePortalInput = z.infer<typeof updatePortalBody>;
 export type PortalConfigInput = z.infer<typeof configInput>;
 
 export const showPortalQuery = z.object({ locale: localeSchema.optional() });
+
+// ---- answers ----
+
+const count = z.number().int().min(0);
+
+/** `config.allowed_locales` as Chatwoot's portal partial writes it: a locale with its counts. */
+export const localeStatsResponse = z.object({ code: z.string(), articles_count: count, categories_count: count });
+
+/** Chatwoot's portal partial (our portal record). Counts in `meta` are over every status. */
+export const portalResponse = z
+  .object({
+    id: z.number().int(),
+    account_id: z.number().int(),
+    name: z.string(),
+    slug: z.string(),
+    color: z.string().describe('Hex colour; #1f93ff when none was set'),
+    custom_domain: z.string().nullable(),
+    header_text: z.string().nullable(),
+    homepage_link: z.string().nullable(),
+    page_title: z.string().nullable(),
+    archived: z.boolean(),
+    config: z.object({ allowed_locales: z.array(localeStatsResponse), default_locale: z.string() }),
+    meta: z.object({
+      all_articles_count: count,
+      archived_articles_count: count,
+      published_count: count,
+      draft_articles_count: count,
+      mine_articles_count: count.describe("Articles written by the caller"),
+      categories_count: count,
+      default_locale: z.string(),
+    }),
+    created_at: z.number().int().describe('Unix seconds'),
+    updated_at: z.number().int().describe('Unix seconds'),
+  })
+  .meta({ id: 'Portal' });
+export type PortalJson = z.infer<typeof portalResponse>;
+
+export const portalListResponse = z.object({
+  payload: z.array(portalResponse),
+  meta: z.object({ current_page: z.number().int(), portals_count: count }),
+});
+
+/** A portal as anonymous readers see it: counts of published articles only, no account id. */
+export const publicPortalResponse = z
+  .object({
+    id: z.number().int(),
+    name: z.string(),
+    slug: z.string(),
+    color: z.string(),
+    custom_domain: z.string().nullable(),
+    header_text: z.string().nullable(),
+    homepage_link: z.string().nullable(),
+    page_title: z.string().nullable(),
+    config: z.object({ allowed_locales: z.array(localeStatsResponse), default_locale: z.string() }),
+  })
+  .meta({ id: 'PublicPortal' });
+export type PublicPortalJson = z.infer<typeof publicPortalResponse>;
+
+export const emptyResponse = z.object({}).strict().describe('An empty JSON object');
+export const portalSlugParams = z.object({ portal_slug: z.string().describe('The portal slug') });

@@ -27,9 +27,21 @@ export function normaliseConfig(stored: Partial<PortalConfig>, given: PortalConf
   return { allowed_locales: allowed, default_locale: def };
 }
 
+/**
+ * Categories and articles live in one of the portal's allowed locales (Chatwoot's
+ * category validation); anything else would be invisible in the portal's locale lists.
+ */
+export function assertAllowedLocale(portal: PortalRow, locale: string, field = 'locale'): void {
+  if (!portal.config.allowed_locales.includes(locale)) {
+    throw ValidationError.field(field, `is not one of the portal's allowed locales (${portal.config.allowed_locales.join(', ')})`, 'inclusion');
+  }
+}
+
 export async function loadPortalStats(db: Executor, accountId: number, rows: PortalRow[], userId: number | null, locale: string | null = null): Promise<Map<number, PortalStats>> {
   const ids = rows.map((r) => r.id);
-  const [articles, locales] = await Promise.all([repo.articleCountsByPortal(db, accountId, ids, userId, locale), repo.localeCountsByPortal(db, ids, false)]);
+  // One after the other: `db` may be a transaction's client, which runs one query at a time.
+  const articles = await repo.articleCountsByPortal(db, accountId, ids, userId, locale);
+  const locales = await repo.localeCountsByPortal(db, ids, false);
   const out = new Map<number, PortalStats>();
   for (const id of ids) {
     out.set(id, { articles: articles.get(id) ?? { all: 0, draft: 0, published: 0, archived: 0, mine: 0 }, locales: locales.get(id) ?? new Map() });

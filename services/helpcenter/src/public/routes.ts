@@ -13,7 +13,8 @@ import { publicListQuery } from '../articles/schemas';
 import { toTsQuery } from '../articles/search';
 
 const PAGE_SIZE = 25;
-const categoriesQuery = z.object({ locale: localeSchema.optional(), page: pageQuery });
+/** The public category list's query. */
+export const publicCategoriesQuery = z.object({ locale: localeSchema.optional(), page: pageQuery });
 
 function livePortal(deps: ServiceDeps<HelpcenterConfig>): RequestHandler {
   return async (req, res, next) => {
@@ -43,7 +44,7 @@ export function publicRouter(deps: ServiceDeps<HelpcenterConfig>): Router {
   });
 
   router.get('/:portal_slug/categories', portal, async (req, res) => {
-    const q = parseQuery(categoriesQuery, req.query);
+    const q = parseQuery(publicCategoriesQuery, req.query);
     const p = portalOf(res);
     const page = q.page ?? 1;
     const [rows, count] = await Promise.all([

@@ -1,0 +1,150 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { Client } from 'pg';
+import type { z } from 'zod';
+import { verifyContext, type RunningService } from '@parley/shared';
+import { asCaller, startTestService, TEST_SECRET, type CtxInput, type TestEnv } from '@parley/testkit';
+import { helpcenterConfigSchema, helpcenterService, type HelpcenterConfig } from '../src';
+
+/**
+ * Stand-in for the gateway's internal identity API (`GET /internal/accounts/{a}/agents/{u}`,
+ * docs/contracts.md), so the service can be tested alone. It checks the caller's signed
+ * context like the gateway does and answers the Agent partial or the gateway's 404.
+ */
+export interface IdentityStub {
+  url: string;
+  /** Makes `userId` an agent of `accountId`; returns the Agent record the stub will answer. */
+  addAgent(accountId: number, userId: number, extra?: Record<string, unknown>): Record<string, unknown>;
+  removeAgent(accountId: number, userId: number): void;
+  /** While true, every call answers 500 (the identity service is failing). */
+  failing: boolean;
+  /** Paths called so far. */
+  calls: string[];
+  close(): Promise<void>;
+}
+
+export async function startIdentityStub(): Promise<IdentityStub> {
+  const agents = new Map<string, Record<string, unknown>>();
+  const calls: string[] = [];
+  const stub = {
+    failing: false,
+    calls,
+  } as IdentityStub;
+  const send = (res: http.ServerResponse, status: number, body: unknown) => {
+    res.writeHead(status, { 'content-type': 'application/json' });
+    res.end(JSON.stringify(body));
+  };
+  const server = http.createServer((req, res) => {
+    const path = new URL(req.url ?? '/', 'http://stub').pathname;
+    calls.push(path);
+    if (!verifyContext(req.headers, TEST_SECRET)) return send(res, 401, { description: 'unsigned', errors: [{ field: '', message: 'unsigned', code: 'unauthorized' }] });
+    if (stub.failing) return send(res, 500, { description: 'boom', errors: [{ field: '', message: 'boom', code: 'internal_error' }] });
+    const m = /^\/internal\/accounts\/(\d+)\/agents\/(\d+)$/.exec(path);
+    if (!m) return send(res, 404, { description: 'No route', errors: [{ field: '', message: 'Route not found', code: 'route_not_found' }] });
+    const agent = agents.get(`${m[1]}:${m[2]}`);
+    if (!agent) return send(res, 404, { description: 'Agent could not be found', errors: [{ field: 'user_id', message: 'Agent could not be found', code: 'not_found' }] });
+    send(res, 200, agent);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  stub.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  stub.addAgent = (accountId, userId, extra = {}) => {
+    const agent = {
+      id: userId,
+      account_id: accountId,
+      availability_status: 'online',
+      auto_offline: true,
+      confirmed: true,
+      email: `agent-${userId}@example.com`,
+      provider: 'email',
+      available_name: `Agent ${userId}`,
+      name: `Agent ${userId}`,
+      role: 'administrator',
+      thumbnail: '',
+      custom_role_id: null,
+      ...extra,
+    };
+    agents.set(`${accountId}:${userId}`, agent);
+    return agent;
+  };
+  stub.removeAgent = (accountId, userId) => void agents.delete(`${accountId}:${userId}`);
+  stub.close = () => new Promise<void>((resolve) => server.close(() => resolve()));
+  return stub;
+}
+
+export function startHelpcenter(env: TestEnv, stub: IdentityStub, overrides: Record<string, unknown> = {}): Promise<RunningService<HelpcenterConfig>> {
+  return startTestService(helpcenterService, helpcenterConfigSchema.parse({ ...env.config, GATEWAY_INTERNAL_URL: stub.url, ...overrides }));
+}
+
+export interface ApiResult {
+  status: number;
+  body: any;
+  text: string;
+}
+
+async function request(url: string, method: string, headers: Record<string, string>, body: unknown): Promise<ApiResult> {
+  const h: Record<string, string> = { ...headers, accept: 'application/json' };
+  let payload: string | undefined;
+  if (body !== undefined) {
+    h['content-type'] = 'application/json';
+    payload = typeof body === 'string' ? body : JSON.stringify(body);
+  }
+  const res = await fetch(url, { method, headers: h, body: payload });
+  const text = await res.text();
+  let parsed: unknown;
+  try {
+    parsed = text ? JSON.parse(text) : undefined;
+  } catch {
+    parsed = undefined;
+  }
+  return { status: res.status, body: parsed, text };
+}
+
+export type Api = (method: string, path: string, body?: unknown, caller?: CtxInput) => Promise<ApiResult>;
+
+/**
+ * Calls `/api/v1/accounts/{accountId}{path}` as the gateway would: an administrator
+ * (user `userId`) unless `caller` says otherwise. A string body is sent as is.
+ */
+export function apiFor(svc: { url: string }, accountId: number, userId: number): Api {
+  return (method, path, body, caller = {}) =>
+    request(`${svc.url}/api/v1/accounts/${accountId}${path}`, method, asCaller({ accountId, role: 'administrator', actor: { type: 'user', id: userId, name: 'Ada', email: 'ada@example.com' }, ...caller }), body);
+}
+
+/** Anonymous reads of `/public/api/v1/portals{path}`, as the gateway forwards them. */
+export function publicFor(svc: { url: string }): (path: string) => Promise<ApiResult> {
+  return (path) => request(`${svc.url}/public/api/v1/portals${path}`, 'GET', asCaller({ accountId: null, role: null, actor: { type: 'anonymous', id: null } }), undefined);
+}
+
+/** SPEC's Error body with this status, naming `field` when given. */
+export function expectError(res: ApiResult, status: number, field?: string, code?: string): void {
+  expect({ status: res.status, body: res.body }).toMatchObject({ status });
+  expect(typeof res.body?.description).toBe('string');
+  expect(Array.isArray(res.body?.errors)).toBe(true);
+  expect(res.body.errors.length).toBeGreaterThan(0);
+  for (const e of res.body.errors) expect([typeof e.field, typeof e.message, typeof e.code]).toEqual(['string', 'string', 'string']);
+  if (field !== undefined) expect(res.body.errors.map((e: any) => e.field)).toContain(field);
+  if (code !== undefined) expect(res.body.errors.map((e: any) => e.code)).toContain(code);
+}
+
+/**
+ * The answer is exactly what the response schema (the one in openapi.ts) describes: it
+ * parses, and parsing drops nothing (no field the schema does not know about).
+ */
+export function expectSchema(schema: z.ZodType, value: unknown): void {
+  const r = schema.safeParse(value);
+  if (!r.success) throw new Error(`answer does not match its schema: ${JSON.stringify(r.error.issues.slice(0, 5))}\n${JSON.stringify(value).slice(0, 2000)}`);
+  expect(r.data).toEqual(value);
+}
+
+/** The file's database, read as the admin (events in the outbox, raw rows). */
+export async function connectDb(env: TestEnv): Promise<Client> {
+  const db = new Client({ connectionString: env.db.url });
+  await db.connect();
+  return db;
+}
+
+/** Envelopes the service wrote to its outbox for this type and record id, oldest first. */
+export async function outboxEvents(db: Client, type: string, id: number): Promise<any[]> {
+  const { rows } = await db.query(`SELECT payload FROM helpcenter.outbox WHERE routing_key = $1 AND (payload->'data'->>'id')::int = $2 ORDER BY id`, [type, id]);
+  return rows.map((r) => r.payload);
+}
