@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# Makes sure a fresh Debian machine can run the stack and its tests: Node's pnpm, and local
+# Makes sure a fresh Debian machine can run the stack and its tests: Node's pnpm, local
 # PostgreSQL, RabbitMQ and Redis (installed from Debian's packages if missing, started if
-# stopped). Idempotent; prints what it does.
+# stopped), and Chromium for the docs browser test. Idempotent; prints what it does.
 set -euo pipefail
 
 PNPM_VERSION=10.34.8
@@ -20,6 +20,14 @@ if [ ${#need_pkgs[@]} -gt 0 ]; then
   log "installing ${need_pkgs[*]}"
   apt-get update -qq >/dev/null
   DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need_pkgs[@]}" >/dev/null
+fi
+
+# Headless Chromium for the browser test of /docs (tests/browser); no recommends: fonts and
+# desktop helpers are not needed to render and screenshot a page.
+if [ ! -x /usr/bin/chromium ]; then
+  log "installing chromium"
+  [ ${#need_pkgs[@]} -gt 0 ] || apt-get update -qq >/dev/null
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends chromium >/dev/null
 fi
 
 wait_for() { # name, command, seconds
