@@ -25,6 +25,11 @@ export const automationConfigSchema = baseConfigSchema.extend({
   WEBHOOK_PER_URL_CONCURRENCY: z.coerce.number().int().min(1).max(1000).default(5),
   /** How often the sender looks for due deliveries when idle. */
   WEBHOOK_POLL_MS: z.coerce.number().int().min(10).default(500),
+  /** Timeout of one command call to the conversations service. */
+  COMMAND_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(5000),
+  /** How long rule runs and finished webhook deliveries are kept (the maintenance job prunes older ones). */
+  RULE_RUN_RETENTION_DAYS: z.coerce.number().int().min(1).default(14),
+  WEBHOOK_DELIVERY_RETENTION_DAYS: z.coerce.number().int().min(1).default(14),
   /** Rule-cache entries (accounts) kept in memory. */
   RULE_CACHE_ACCOUNTS: z.coerce.number().int().min(1).default(10_000),
 });

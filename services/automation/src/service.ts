@@ -1,10 +1,31 @@
 import path from 'node:path';
-import type { ServiceDefinition } from '@parley/shared';
+import type { ServiceDefinition, ServiceDeps } from '@parley/shared';
 import type { AutomationConfig } from './config';
 import { createApp } from './app';
+import { RuleCache } from './engine/cache';
+import { rulesConsumer } from './engine/engine';
+import { Maintenance } from './maintenance';
+import { projectionsConsumer } from './projections/consumer';
+import { webhooksConsumer } from './webhooks/fanout';
+import { PayloadSources } from './webhooks/payload-sources';
+import { DeliverySender } from './webhooks/sender';
 
+/**
+ * Three queues, so a backlog in one never delays the others: `automation.rules` (the engine),
+ * `automation.webhooks` (events -> delivery rows) and `automation.projections` (contacts and
+ * inboxes). Two workers: the webhook sender and the maintenance job.
+ */
 export const automationService: ServiceDefinition<AutomationConfig> = {
   name: 'automation',
   migrationsDir: path.resolve(__dirname, '..', 'migrations'),
   createApp,
+  consumers: (deps: ServiceDeps<AutomationConfig>) => {
+    const payloads = new PayloadSources(deps.config, deps.log);
+    return [
+      rulesConsumer({ config: deps.config, log: deps.log, cache: new RuleCache(deps.config.RULE_CACHE_ACCOUNTS), payloads }),
+      webhooksConsumer({ config: deps.config, log: deps.log, payloads }),
+      projectionsConsumer(),
+    ];
+  },
+  workers: (deps) => [new DeliverySender(deps), new Maintenance(deps)],
 };

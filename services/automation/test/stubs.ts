@@ -76,7 +76,7 @@ export async function startPeerStub(): Promise<PeerStub> {
     const conversationId = Number(req.params.id);
     const body = req.body;
     const fail = stub.failCommand?.({ accountId, conversationId, body }) ?? null;
-    if (fail) return res.status(fail).json({ description: 'failing on purpose', errors: [{ field: '', message: 'failing', code: fail >= 500 ? 'unavailable' : 'not_found' }] });
+    if (fail) return res.status(fail).json({ description: 'failing on purpose', errors: [{ field: '', message: 'failing', code: fail >= 500 ? 'unavailable' : fail === 404 ? 'not_found' : 'invalid' }] });
     const conv = stub.conversations.get(key(accountId, conversationId));
     if (!conv) return notFound(res);
     const applied = !seen.has(body.idempotency_key);

@@ -166,3 +166,37 @@ const INBOX_SECRET_KEYS = /token|secret|password/i;
 export function inboxData(inbox: Json): Json {
   return Object.fromEntries(Object.entries(inbox).filter(([k]) => !INBOX_SECRET_KEYS.test(k)));
 }
+
+/** A conversation event's payload: `conversation.webhook_data + {event[, changed_attributes]}`, plus the account. */
+export function conversationPayload(conv: Json, pc: PayloadContext, event: string, changes: Changes | null | undefined, withChanges = false): Json {
+  const out: Json = { event, ...conversationData(conv, pc), account: { id: conv['account_id'], name: pc.accountName } };
+  if (withChanges) out['changed_attributes'] = changedAttributes(changes);
+  return out;
+}
+
+/** A message event's payload: `message.webhook_data + {event}`. */
+export function messagePayload(msg: Json, pc: PayloadContext, event: string): Json {
+  return { event, ...messageData(msg, pc) };
+}
+
+/** A contact event's payload: `contact.webhook_data + {event[, changed_attributes]}`. */
+export function contactPayload(c: ContactSnapshot, accountName: string | null, event: string, changes: Changes | null | undefined): Json {
+  const out: Json = { event, ...contactData(c, accountName) };
+  if (event === 'contact_updated') out['changed_attributes'] = changedAttributes(changes);
+  return out;
+}
+
+/** An inbox event's payload: the inbox without secrets + `{event[, changed_attributes]}`. */
+export function inboxPayload(inbox: Json, accountName: string | null, event: string, changes: Changes | null | undefined): Json {
+  const out: Json = { event, ...inboxData(inbox), account: { id: inbox['account_id'], name: accountName } };
+  if (event === 'inbox_updated') {
+    const safe = changes ? Object.fromEntries(Object.entries(changes).filter(([k]) => !INBOX_SECRET_KEYS.test(k))) : null;
+    out['changed_attributes'] = changedAttributes(safe);
+  }
+  return out;
+}
+
+/** Typing events: `{event, user, conversation, is_private}`; who typed is not in our events, so `user` is null. */
+export function typingPayload(conv: Json, pc: PayloadContext, event: string): Json {
+  return { event, user: null, conversation: conversationData(conv, pc), is_private: false, account: { id: conv['account_id'], name: pc.accountName } };
+}

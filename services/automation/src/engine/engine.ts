@@ -1,0 +1,223 @@
+import { AppError, type ConsumerSpec, type EventEnvelope, type Logger, type PoolClient } from '@parley/shared';
+import type { AutomationConfig } from '../config';
+import { contactFor } from '../projections/contacts';
+import { RULE_EVENT_BY_TYPE, type RuleEventName } from '../rules/catalogue';
+import { insertRuns, type NewRun } from '../rules/repository';
+import type { Action } from '../rules/schemas';
+import { insertDeliveries } from '../webhooks/deliveries-repository';
+import type { PayloadSources } from '../webhooks/payload-sources';
+import { conversationPayload } from '../webhooks/payloads';
+import type { CompiledRule, RuleCache } from './cache';
+import { sendCommand, type Command } from './commands';
+import { evaluate, type Facts } from './conditions';
+
+type Json = Record<string, unknown>;
+
+export interface EngineDeps {
+  config: AutomationConfig;
+  log: Logger;
+  cache: RuleCache;
+  payloads: PayloadSources;
+}
+
+export interface ActionOutcome {
+  action_name: string;
+  status: 'done' | 'duplicate' | 'failed';
+  error?: string;
+}
+
+/** Why an event runs no rules at all (Chatwoot's AutomationRuleListener guards), or null. */
+function skipReason(event: EventEnvelope, eventName: RuleEventName, conversation: Json, message: Json | null): { reason: string; record: boolean } | null {
+  if (event.actor.type === 'automation_rule') {
+    // The loop guard: what a rule did never triggers rules.
+    return { reason: `caused by automation rule ${String(event.actor.id)}`, record: true };
+  }
+  const auto = (conversation['additional_attributes'] as Json | undefined)?.['auto_reply'];
+  if ((eventName === 'conversation_created' || eventName === 'conversation_opened') && auto !== undefined && auto !== null && auto !== false && auto !== '') {
+    return { reason: 'auto-reply conversation', record: true };
+  }
+  if (message) {
+    // Activity messages are the system's own notes; not worth a run record each.
+    if (message['message_type'] === 2) return { reason: 'activity message', record: false };
+    const ca = (message['content_attributes'] as Json | undefined) ?? {};
+    if (ca['automation_rule_id'] !== undefined && ca['automation_rule_id'] !== null) return { reason: 'message sent by an automation rule', record: true };
+    if (ca['auto_reply'] === true) return { reason: 'auto-reply email', record: true };
+  }
+  return null;
+}
+
+/** The conversations service command an action means (null: not a conversation command). */
+export function commandFor(a: Action): Command | null {
+  const p = a.action_params;
+  const idOrNull = (v: unknown): number | null => (v === undefined || v === null || v === 'nil' || v === 0 || v === '0' ? null : Number(v));
+  switch (a.action_name) {
+    case 'add_label':
+      return { type: 'add_labels', labels: p.map(String) };
+    case 'remove_label':
+      return { type: 'remove_labels', labels: p.map(String) };
+    case 'assign_agent':
+      return { type: 'assign_agent', assignee_id: idOrNull(p[0]) };
+    case 'remove_assigned_agent':
+      return { type: 'assign_agent', assignee_id: null };
+    case 'assign_team':
+      return { type: 'assign_team', team_id: idOrNull(p[0]) };
+    case 'remove_assigned_team':
+      return { type: 'assign_team', team_id: null };
+    case 'change_priority': {
+      const v = String(p[0]);
+      return { type: 'change_priority', priority: v === 'nil' || v === 'none' ? null : (v as 'low' | 'medium' | 'high' | 'urgent') };
+    }
+    case 'change_status':
+      return { type: 'change_status', status: String(p[0]) as 'open' | 'resolved' | 'pending' | 'snoozed', snoozed_until: null };
+    case 'resolve_conversation':
+      return { type: 'change_status', status: 'resolved' };
+    case 'open_conversation':
+      return { type: 'change_status', status: 'open' };
+    case 'pending_conversation':
+      return { type: 'change_status', status: 'pending' };
+    case 'snooze_conversation':
+      // Chatwoot snoozes with no end: until the next incoming message.
+      return { type: 'change_status', status: 'snoozed', snoozed_until: null };
+    case 'mute_conversation':
+      return { type: 'mute' };
+    case 'send_message':
+      return { type: 'send_message', content: String(p[0]), private: false };
+    case 'add_private_note':
+      return { type: 'send_message', content: String(p[0]), private: true };
+    case 'send_webhook_event':
+      return null;
+  }
+}
+
+/** A failure worth retrying the whole event for (the peer is down or overloaded), as opposed to a refusal. */
+function transient(err: unknown): boolean {
+  if (!(err instanceof AppError)) return true;
+  return err.status >= 500 || err.status === 429 || err.status === 408;
+}
+
+/**
+ * Runs the account's active rules for one conversation or message event, inside the
+ * consumer's transaction (which also records the event as processed). Each action goes to
+ * the conversations service with an idempotency key derived from (rule, event, action), so
+ * a redelivery, or a retry after the process died mid-rule, never does anything twice: a
+ * transient failure throws, the transaction (runs included) rolls back and the event is
+ * retried; the actions that had run come back `applied: false`. A refusal (a 4xx, say an
+ * agent who is not an inbox member) is recorded on the run and the next action runs, as
+ * Chatwoot's ActionService does.
+ */
+export async function runRules(deps: EngineDeps, tx: PoolClient, event: EventEnvelope): Promise<void> {
+  const eventName = RULE_EVENT_BY_TYPE[event.type];
+  const accountId = event.account_id;
+  if (!eventName || accountId === null) return;
+  const rules = await deps.cache.rulesFor(tx, accountId, eventName);
+  if (rules.length === 0) return;
+
+  const isMessage = event.type.startsWith('message.');
+  const message = isMessage ? event.data : null;
+  const conversation: Json = isMessage
+    ? ((event.data['conversation'] as Json | undefined) ?? { id: event.data['conversation_id'], account_id: accountId, inbox_id: event.data['inbox_id'] })
+    : event.data;
+  const conversationId = typeof conversation['id'] === 'number' ? conversation['id'] : null;
+  const messageId = message && typeof message['id'] === 'number' ? message['id'] : null;
+  const base = { accountId, eventId: event.id, eventType: event.type, eventName, conversationId, messageId };
+  const requestId = event.request_id ?? event.id;
+
+  const skip = skipReason(event, eventName, conversation, message);
+  if (skip) {
+    if (skip.record) {
+      await insertRuns(
+        tx,
+        rules.map((r) => ({ ...base, ruleId: r.rule.id, matched: false, reason: skip.reason, conditionResults: r.conditions.map(() => null), actions: [], errors: [] })),
+      );
+    }
+    return;
+  }
+
+  const contactId = typeof conversation['contact_id'] === 'number' ? conversation['contact_id'] : null;
+  const contact =
+    contactId !== null && rules.some((r) => r.needsContact) ? await contactFor(tx, deps.config, deps.log, accountId, contactId, requestId, { strict: true }) : null;
+  const facts: Facts = { conversation, message, contact: contact as Json | null, changes: event.changes ?? null };
+
+  const runs: NewRun[] = [];
+  for (const r of rules) {
+    const { matched, results } = evaluate(r.conditions, facts);
+    const run: NewRun = { ...base, ruleId: r.rule.id, matched, reason: null, conditionResults: results, actions: [], errors: [] };
+    runs.push(run);
+    if (!matched) continue;
+    if (conversationId === null) {
+      run.errors.push({ action_name: null, message: 'the event names no conversation', code: 'no_conversation' });
+      continue;
+    }
+    await runActions(deps, tx, r, event, { accountId, conversationId, conversation, requestId }, run);
+  }
+  await insertRuns(tx, runs);
+}
+
+interface Target {
+  accountId: number;
+  conversationId: number;
+  conversation: Json;
+  requestId: string;
+}
+
+async function runActions(deps: EngineDeps, tx: PoolClient, r: CompiledRule, event: EventEnvelope, t: Target, run: NewRun): Promise<void> {
+  const actions = run.actions as ActionOutcome[];
+  for (const [index, action] of r.rule.actions.entries()) {
+    try {
+      if (action.action_name === 'send_webhook_event') {
+        const queued = await queueRuleWebhook(deps, tx, r, event, t, index, String(action.action_params[0]));
+        actions.push({ action_name: action.action_name, status: queued ? 'done' : 'duplicate' });
+        continue;
+      }
+      const command = commandFor(action);
+      if (!command) continue;
+      const answer = await sendCommand(deps.config, {
+        accountId: t.accountId,
+        conversationId: t.conversationId,
+        ruleId: r.rule.id,
+        ruleName: r.rule.name,
+        eventId: event.id,
+        requestId: t.requestId,
+        actionIndex: index,
+        command,
+      });
+      actions.push({ action_name: action.action_name, status: answer.applied ? 'done' : 'duplicate' });
+    } catch (err) {
+      if (transient(err)) throw err;
+      const e = err as AppError;
+      deps.log.info({ ruleId: r.rule.id, eventId: event.id, action: action.action_name, err: e.message }, 'automation action refused');
+      actions.push({ action_name: action.action_name, status: 'failed', error: e.message });
+      run.errors.push({ action_name: action.action_name, message: e.message, code: e.code });
+    }
+  }
+}
+
+/** Chatwoot's send_webhook_event: the conversation's webhook data with `event: "automation_event.<event_name>"`, queued for the sender. */
+async function queueRuleWebhook(deps: EngineDeps, tx: PoolClient, r: CompiledRule, event: EventEnvelope, t: Target, index: number, url: string): Promise<boolean> {
+  const inboxId = typeof t.conversation['inbox_id'] === 'number' ? t.conversation['inbox_id'] : null;
+  const contactId = typeof t.conversation['contact_id'] === 'number' ? t.conversation['contact_id'] : null;
+  const pc = await deps.payloads.context(tx, t.accountId, inboxId, contactId, t.requestId);
+  const name = `automation_event.${r.rule.event_name}`;
+  const inserted = await insertDeliveries(tx, [
+    {
+      accountId: t.accountId,
+      kind: 'rule',
+      ruleId: r.rule.id,
+      url,
+      dedupeKey: `rule:${r.rule.id}:${event.id}:${index}`,
+      event: name,
+      sourceEventId: event.id,
+      payload: conversationPayload(t.conversation, pc, name, null),
+    },
+  ]);
+  return inserted > 0;
+}
+
+/** The `automation.rules` queue: the events rules can be written for. */
+export function rulesConsumer(deps: EngineDeps): ConsumerSpec {
+  return {
+    name: 'rules',
+    bindings: Object.keys(RULE_EVENT_BY_TYPE),
+    handle: (tx, event) => runRules(deps, tx, event),
+  };
+}

@@ -1,0 +1,121 @@
+import type { ConsumerSpec, EventEnvelope, Logger, PoolClient } from '@parley/shared';
+import type { AutomationConfig } from '../config';
+import type { ContactSnapshot } from '../projections/contacts';
+import { inboxFor } from '../projections/inboxes';
+import { insertDeliveries, type NewDelivery } from './deliveries-repository';
+import type { PayloadSources } from './payload-sources';
+import { contactPayload, conversationPayload, inboxPayload, messagePayload, typingPayload, type WebhookEvent } from './payloads';
+import { subscribedWebhooks } from './repository';
+
+type Json = Record<string, unknown>;
+
+/** Bus event -> Chatwoot webhook event (reference Op 15, WebhookListener). */
+export const WEBHOOK_EVENT_BY_TYPE: Record<string, WebhookEvent> = {
+  'conversation.created': 'conversation_created',
+  'conversation.updated': 'conversation_updated',
+  'conversation.status_changed': 'conversation_status_changed',
+  'conversation.typing_on': 'conversation_typing_on',
+  'conversation.typing_off': 'conversation_typing_off',
+  'message.created': 'message_created',
+  'message.updated': 'message_updated',
+  'contact.created': 'contact_created',
+  'contact.updated': 'contact_updated',
+  'inbox.created': 'inbox_created',
+  'inbox.updated': 'inbox_updated',
+};
+
+/** Events that also go to the API inbox's `webhook_url`, whatever the account webhooks subscribe to. */
+const INBOX_EVENTS = new Set<WebhookEvent>(['conversation_created', 'conversation_updated', 'conversation_status_changed', 'conversation_typing_on', 'conversation_typing_off', 'message_created', 'message_updated']);
+
+export interface FanoutDeps {
+  config: AutomationConfig;
+  log: Logger;
+  payloads: PayloadSources;
+}
+
+const num = (v: unknown): number | null => (typeof v === 'number' ? v : null);
+
+/**
+ * Turns one event into delivery rows: one per account webhook subscribed to it and one for
+ * the API inbox's webhook_url, all in the consumer's transaction. Nothing here waits on a
+ * receiver: the sender works through the rows on its own, so a slow or dead receiver never
+ * holds up the queue, the rules engine or other receivers.
+ */
+export async function fanOut(deps: FanoutDeps, tx: PoolClient, event: EventEnvelope): Promise<void> {
+  const name = WEBHOOK_EVENT_BY_TYPE[event.type];
+  const accountId = event.account_id ?? num(event.data['account_id']);
+  if (!name || accountId === null) return;
+  const data = event.data;
+  const isMessage = event.type.startsWith('message.');
+  const isConversation = event.type.startsWith('conversation.') || isMessage;
+  // Chatwoot never sends activity messages ("Conversation was resolved by ...") to webhooks.
+  if (isMessage && data['message_type'] === 2) return;
+  // contact_updated with nothing changed is skipped, as Chatwoot does.
+  if (name === 'contact_updated' && (!event.changes || Object.keys(event.changes).length === 0)) return;
+
+  const conversation: Json | null = isMessage ? ((data['conversation'] as Json | undefined) ?? null) : isConversation ? data : null;
+  const inboxId = isConversation ? (num(data['inbox_id']) ?? num(conversation?.['inbox_id'])) : null;
+  const requestId = event.request_id ?? event.id;
+
+  const hooks = await subscribedWebhooks(tx, accountId, name);
+  let inboxUrl: string | null = null;
+  if (INBOX_EVENTS.has(name) && inboxId !== null) {
+    const inbox = await inboxFor(tx, deps.config, deps.log, accountId, inboxId, requestId);
+    if (inbox?.webhook_url && (inbox.channel_type === null || inbox.channel_type === 'Channel::Api')) inboxUrl = inbox.webhook_url;
+  }
+  if (hooks.length === 0 && inboxUrl === null) return;
+
+  const payload = await buildPayload(deps, tx, event, name, accountId, conversation, inboxId, requestId);
+  const rows: NewDelivery[] = hooks.map((h) => ({
+    accountId,
+    kind: 'webhook',
+    webhookId: h.id,
+    url: h.url,
+    dedupeKey: `event:${event.id}:webhook:${h.id}`,
+    event: name,
+    sourceEventId: event.id,
+    payload,
+  }));
+  if (inboxUrl !== null && inboxId !== null) {
+    rows.push({ accountId, kind: 'inbox', inboxId, url: inboxUrl, dedupeKey: `event:${event.id}:inbox:${inboxId}`, event: name, sourceEventId: event.id, payload });
+  }
+  await insertDeliveries(tx, rows);
+}
+
+async function buildPayload(
+  deps: FanoutDeps,
+  tx: PoolClient,
+  event: EventEnvelope,
+  name: WebhookEvent,
+  accountId: number,
+  conversation: Json | null,
+  inboxId: number | null,
+  requestId: string,
+): Promise<Json> {
+  const data = event.data;
+  if (name === 'contact_created' || name === 'contact_updated') {
+    return contactPayload(data as unknown as ContactSnapshot, await deps.payloads.accounts.nameOf(accountId), name, event.changes);
+  }
+  if (name === 'inbox_created' || name === 'inbox_updated') {
+    return inboxPayload(data, await deps.payloads.accounts.nameOf(accountId), name, event.changes);
+  }
+  const contactId = num(conversation?.['contact_id']);
+  const pc = await deps.payloads.context(tx, accountId, inboxId, contactId, requestId);
+  if (name === 'message_created' || name === 'message_updated') return messagePayload(data, pc, name);
+  if (name === 'conversation_typing_on' || name === 'conversation_typing_off') {
+    const payload = typingPayload(data, pc, name);
+    const a = event.actor;
+    if (a.type === 'user' || a.type === 'contact' || a.type === 'agent_bot') payload['user'] = { id: a.id, name: a.name ?? null, type: a.type };
+    return payload;
+  }
+  return conversationPayload(data, pc, name, event.changes, name !== 'conversation_created');
+}
+
+/** The `automation.webhooks` queue. */
+export function webhooksConsumer(deps: FanoutDeps): ConsumerSpec {
+  return {
+    name: 'webhooks',
+    bindings: Object.keys(WEBHOOK_EVENT_BY_TYPE),
+    handle: (tx, event) => fanOut(deps, tx, event),
+  };
+}

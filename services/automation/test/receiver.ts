@@ -1,0 +1,56 @@
+import type { AddressInfo } from 'node:net';
+import http from 'node:http';
+
+export interface Received {
+  headers: http.IncomingHttpHeaders;
+  body: string;
+  json: any;
+  at: number;
+}
+
+/**
+ * A real local HTTP server standing in for a webhook receiver. `respond` decides each answer
+ * (status, and optionally a delay before answering); it records every request it got.
+ */
+export interface Receiver {
+  url: string;
+  received: Received[];
+  respond: (req: Received, index: number) => { status: number; delayMs?: number; headers?: Record<string, string> } | Promise<{ status: number; delayMs?: number; headers?: Record<string, string> }>;
+  close(): Promise<void>;
+}
+
+export async function startReceiver(path = '/hook'): Promise<Receiver> {
+  const r: Receiver = { url: '', received: [], respond: () => ({ status: 200 }), close: async () => undefined };
+  const server = http.createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', async () => {
+      const body = Buffer.concat(chunks).toString('utf8');
+      let json: unknown = null;
+      try {
+        json = JSON.parse(body);
+      } catch {
+        json = null;
+      }
+      const rec: Received = { headers: req.headers, body, json, at: Date.now() };
+      const index = r.received.length;
+      r.received.push(rec);
+      const answer = await r.respond(rec, index);
+      const send = () => {
+        if (res.destroyed) return;
+        res.writeHead(answer.status, { 'content-type': 'application/json', ...(answer.headers ?? {}) });
+        res.end('{}');
+      };
+      if (answer.delayMs) setTimeout(send, answer.delayMs);
+      else send();
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
+  r.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}${path}`;
+  r.close = () =>
+    new Promise((resolve) => {
+      server.closeAllConnections();
+      server.close(() => resolve());
+    });
+  return r;
+}
