@@ -8,5 +8,5 @@ export interface AppDeps extends ServiceDeps<ContactsConfig> {
 }
 
 export function appDeps(deps: ServiceDeps<ContactsConfig>): AppDeps {
-  return { ...deps, inboxes: new InboxDirectory({ pool: deps.pool, log: deps.log, config: deps.config }) };
+  return { ...deps, inboxes: new InboxDirectory({ pool: deps.pool, log: deps.log, redis: deps.redis, config: deps.config }) };
 }

@@ -194,4 +194,10 @@ describe('public contact API (SPEC 5, service level)', () => {
     const asked = h.stub.calls.slice(before).filter((p) => p.includes(inbox.identifier));
     expect(asked).toEqual([`/internal/inboxes/by_identifier/${inbox.identifier}`]);
   });
+
+  it('when made-up inbox identifiers are tried again and again, then the conversations service is asked once per identifier', async () => {
+    const made = `made-up-${Date.now()}`;
+    for (let i = 0; i < 3; i++) expectError(await h.call('POST', `/public/api/v1/inboxes/${made}/contacts`, { as: anonymous, body: {} }), 404, 'not_found');
+    expect(h.stub.calls.filter((p) => p.includes(made))).toHaveLength(1);
+  });
 });

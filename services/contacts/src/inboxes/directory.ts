@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { AppError, UnavailableError, callService, systemContext, type Logger, type RequestContext } from '@parley/shared';
 import type { Pool } from 'pg';
+import type { Redis } from '@parley/shared';
 import {
   findInbox,
   findInboxByIdentifier,
@@ -48,8 +49,16 @@ const IDENTIFIER_RE = /^[A-Za-z0-9_-]{1,128}$/;
 export interface InboxDirectoryDeps {
   pool: Pool;
   log: Logger;
-  config: { CONVERSATIONS_URL: string; INTERNAL_SECRET: string };
+  redis: Redis;
+  config: { CONVERSATIONS_URL: string; INTERNAL_SECRET: string; NAMESPACE: string };
 }
+
+/**
+ * How long an identifier the conversations service did not know is answered 404 without
+ * asking again: the public API takes no credential, so a stream of made-up identifiers
+ * must not become a stream of internal calls. Short, because a new inbox's event may lag.
+ */
+const MISS_TTL_SECONDS = 10;
 
 /**
  * Inboxes as this service sees them: the local projection (fed by inbox.* events), with a
@@ -63,9 +72,24 @@ export class InboxDirectory {
     if (!IDENTIFIER_RE.test(identifier)) return null;
     const local = await findInboxByIdentifier(this.deps.pool, identifier);
     if (local) return local.deleted ? null : local;
+    const missKey = `${this.deps.config.NAMESPACE}contacts:inbox-miss:${identifier}`;
+    if (await this.redisSafe(() => this.deps.redis.exists(missKey))) return null;
     const fetched = await this.fetch(`/internal/inboxes/by_identifier/${encodeURIComponent(identifier)}`, ctx, null);
-    if (!fetched || fetched.identifier !== identifier) return null;
+    if (!fetched || fetched.identifier !== identifier) {
+      await this.redisSafe(() => this.deps.redis.set(missKey, '1', 'EX', MISS_TTL_SECONDS));
+      return null;
+    }
     return this.remember(fetched);
+  }
+
+  /** The cache only saves calls; Redis being away must not fail a request. */
+  private async redisSafe<T>(fn: () => Promise<T>): Promise<T | null> {
+    try {
+      return await fn();
+    } catch (err) {
+      this.deps.log.warn({ err: (err as Error).message }, 'inbox miss cache unavailable');
+      return null;
+    }
   }
 
   async byId(accountId: number, inboxId: number, ctx: RequestContext): Promise<InboxRow | null> {
