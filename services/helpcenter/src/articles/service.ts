@@ -194,6 +194,8 @@ export async function updateArticle(deps: Deps, ctx: RequestContext, portal: Por
     if (!category && next.locale !== before.locale) assertAllowedLocale(portal, next.locale);
     const changes = diff(current as unknown as Record<string, unknown>, next as unknown as Record<string, unknown>, CHANGE_KEYS);
     if (Object.keys(changes).length === 0) return presentOne(tx, before);
+    // Changes speak the API's words: the status by name, as the Article record has it.
+    if (changes['status']) changes['status'] = [statusName(before.status), statusName(next.status)];
     const row = await repo.updateArticle(tx, accountId, before.id, next);
     if (agent) await upsertAuthor(tx, accountId, next.author_id, agent);
     const article = await presentOne(tx, row);

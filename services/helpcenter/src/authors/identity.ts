@@ -20,7 +20,10 @@ export async function requireAgent(deps: ServiceDeps<HelpcenterConfig>, ctx: Req
       if (err.items.some((i) => i.code === 'route_not_found')) throw new UnavailableError('Agent lookup is not available from the identity service');
       throw ValidationError.field(field, 'is not an agent of this account', 'not_found');
     }
-    throw err;
+    // Anything else (identity down, failing, or refusing us) says nothing about the author:
+    // the caller may retry, so 503 rather than the peer's own status or codes.
+    if (err instanceof UnavailableError) throw err;
+    throw new UnavailableError(`Could not check ${field} with the identity service`);
   }
   const parsed = agentSchema.safeParse(answer);
   if (!parsed.success || parsed.data.id !== userId) throw new UnavailableError('The identity service answered an unexpected agent record');
