@@ -15,13 +15,25 @@ export interface Received {
 export interface Receiver {
   url: string;
   received: Received[];
+  /** Requests being answered right now, and the most there ever were at once. */
+  active: number;
+  maxActive: number;
   respond: (req: Received, index: number) => { status: number; delayMs?: number; headers?: Record<string, string> } | Promise<{ status: number; delayMs?: number; headers?: Record<string, string> }>;
   close(): Promise<void>;
 }
 
 export async function startReceiver(path = '/hook'): Promise<Receiver> {
-  const r: Receiver = { url: '', received: [], respond: () => ({ status: 200 }), close: async () => undefined };
+  const r: Receiver = { url: '', received: [], active: 0, maxActive: 0, respond: () => ({ status: 200 }), close: async () => undefined };
   const server = http.createServer((req, res) => {
+    r.active += 1;
+    r.maxActive = Math.max(r.maxActive, r.active);
+    let open = true;
+    const done = () => {
+      if (open) r.active -= 1;
+      open = false;
+    };
+    res.on('finish', done);
+    res.on('close', done);
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', async () => {

@@ -1,0 +1,241 @@
+import { createHmac, timingSafeEqual } from 'node:crypto';
+import type { RunningService } from '@parley/shared';
+import { createTestEnv, randomAccountId, waitFor, type TestEnv } from '@parley/testkit';
+import type { AutomationConfig } from '../src';
+import { apiFor, refundRule } from './helpers';
+import { createBus, envelope, userActor, type TestBus } from './bus';
+import { startReceiver, type Received, type Receiver } from './receiver';
+import { apiInbox, contact, conversation, message, startPeerStub, type PeerStub } from './stubs';
+import { startAutomation } from './helpers';
+
+/** What a receiver does to check a delivery: HMAC over "{timestamp}.{raw body}" with the webhook's secret. */
+function verify(req: Received, secret: string): boolean {
+  const ts = String(req.headers['x-chatwoot-timestamp']);
+  const given = String(req.headers['x-chatwoot-signature'] ?? '');
+  const expected = `sha256=${createHmac('sha256', secret).update(`${ts}.${req.body}`).digest('hex')}`;
+  return given.length === expected.length && timingSafeEqual(Buffer.from(given), Buffer.from(expected));
+}
+
+describe('webhook delivery', () => {
+  let env: TestEnv;
+  let svc: RunningService<AutomationConfig>;
+  let stub: PeerStub;
+  let bus: TestBus;
+  const receivers: Receiver[] = [];
+  let seq = 0;
+
+  beforeAll(async () => {
+    env = await createTestEnv();
+    stub = await startPeerStub();
+    svc = await startAutomation(env, {
+      CONVERSATIONS_URL: stub.url,
+      CONTACTS_URL: stub.url,
+      GATEWAY_INTERNAL_URL: stub.url,
+      WEBHOOK_RETRY_BASE_MS: 100,
+      WEBHOOK_RETRY_MAX_DELAY_MS: 400,
+      WEBHOOK_MAX_ATTEMPTS: 4,
+      WEBHOOK_TIMEOUT_MS: 1500,
+      WEBHOOK_PER_URL_CONCURRENCY: 2,
+    });
+    bus = createBus(env.namespace);
+  });
+  afterAll(async () => {
+    await bus?.close();
+    await svc?.stop();
+    await Promise.all(receivers.map((r) => r.close()));
+    await stub?.close();
+    await env?.close();
+  });
+
+  async function receiver(): Promise<Receiver> {
+    const r = await startReceiver();
+    receivers.push(r);
+    return r;
+  }
+
+  /** An account (named, with an API inbox and a contact the stub knows) and one conversation. */
+  function setup() {
+    const accountId = randomAccountId();
+    seq += 1;
+    stub.accounts.set(accountId, { id: accountId, name: `Acme ${seq}` });
+    stub.inboxes.set(`${accountId}:1`, apiInbox(accountId, 1, { name: 'Website API' }));
+    stub.contacts.set(`${accountId}:1`, contact(accountId, 1, { name: 'Jane Doe' }));
+    const conv = conversation(accountId, seq);
+    return { accountId, conv, api: apiFor(svc, accountId) };
+  }
+
+  async function hook(api: ReturnType<typeof apiFor>, url: string, subscriptions?: string[]): Promise<any> {
+    const res = await api('POST', '/webhooks', { url, ...(subscriptions ? { subscriptions } : {}) });
+    expect(res.status).toBe(200);
+    return res.body.payload.webhook;
+  }
+
+  it('when a message is created, then a subscribed receiver gets a Chatwoot-shaped payload it can verify', async () => {
+    const { accountId, conv, api } = setup();
+    const rx = await receiver();
+    const wh = await hook(api, rx.url, ['message_created']);
+    const msg = message(conv, { content: 'Where is my parcel?' });
+    await bus.publish(envelope('message.created', accountId, msg));
+
+    const [req] = await waitFor(() => (rx.received.length === 1 ? rx.received : null), { what: 'delivery' });
+    expect(req).toBeDefined();
+    const got = req as Received;
+    expect(verify(got, wh.secret)).toBe(true);
+    expect(verify(got, 'not-the-secret')).toBe(false);
+    expect(got.headers['content-type']).toBe('application/json');
+    expect(got.headers['x-chatwoot-delivery']).toMatch(/^[0-9a-f-]{36}$/);
+    expect(Math.abs(Number(got.headers['x-chatwoot-timestamp']) - Date.now() / 1000)).toBeLessThan(600);
+    expect(got.json).toMatchObject({
+      event: 'message_created',
+      id: msg['id'],
+      content: 'Where is my parcel?',
+      message_type: 'incoming',
+      private: false,
+      account: { id: accountId, name: stub.accounts.get(accountId)?.name },
+      inbox: { id: 1, name: 'Website API' },
+      conversation: { id: conv['id'], inbox_id: 1, status: 'open', labels: [], meta: { sender: { id: 1, name: 'Jane Doe', email: 'jane@example.com' } } },
+      sender: { id: 1, name: 'Jane Doe' },
+    });
+    expect(typeof got.json.created_at).toBe('string');
+
+    const log = await waitFor(async () => {
+      const res = await api('GET', `/webhooks/${wh.id}/deliveries`);
+      return res.body.payload[0]?.status === 'succeeded' ? res.body : null;
+    });
+    expect(log.meta.count).toBe(1);
+    expect(log.payload[0]).toMatchObject({
+      delivery_id: got.headers['x-chatwoot-delivery'],
+      kind: 'webhook',
+      webhook_id: wh.id,
+      event: 'message_created',
+      attempts: 1,
+      last_status_code: 200,
+      attempt_log: [{ attempt: 1, status_code: 200, error: null }],
+    });
+  });
+
+  it('when a receiver fails twice, then the retries carry the same delivery id, each signed, until it succeeds', async () => {
+    const { accountId, conv, api } = setup();
+    const rx = await receiver();
+    rx.respond = (_req, i) => ({ status: i === 0 ? 500 : i === 1 ? 503 : 200 });
+    const wh = await hook(api, rx.url, ['conversation_created']);
+    await bus.publish(envelope('conversation.created', accountId, conv, { actor: userActor }));
+
+    await waitFor(() => rx.received.length === 3, { what: 'three attempts' });
+    const ids = rx.received.map((r) => r.headers['x-chatwoot-delivery']);
+    expect(new Set(ids).size).toBe(1);
+    for (const r of rx.received) expect(verify(r, wh.secret)).toBe(true);
+    expect(rx.received[0]?.json).toMatchObject({ event: 'conversation_created', id: conv['id'], account: { id: accountId } });
+    expect(rx.received[2]?.body).toBe(rx.received[0]?.body);
+
+    const d = await waitFor(async () => {
+      const res = await api('GET', `/webhooks/${wh.id}/deliveries`);
+      return res.body.payload[0]?.status === 'succeeded' ? res.body.payload[0] : null;
+    });
+    expect(d).toMatchObject({ delivery_id: ids[0], attempts: 3, last_status_code: 200 });
+    expect(d.attempt_log.map((a: any) => a.status_code)).toEqual([500, 503, 200]);
+    expect(d.attempt_log[0].error).toMatch(/^HTTP 500/);
+  });
+
+  it('when a receiver keeps failing, then the delivery goes dead after the last attempt; a 4xx fails at once', async () => {
+    const { accountId, conv, api } = setup();
+    const down = await receiver();
+    down.respond = () => ({ status: 502 });
+    const refusing = await receiver();
+    refusing.respond = () => ({ status: 410 });
+    const h1 = await hook(api, down.url, ['conversation_created']);
+    const h2 = await hook(api, refusing.url, ['conversation_created']);
+    await bus.publish(envelope('conversation.created', accountId, conv, { actor: userActor }));
+
+    const dead = await waitFor(async () => {
+      const res = await api('GET', `/webhooks/${h1.id}/deliveries`);
+      return res.body.payload[0]?.status === 'dead' ? res.body.payload[0] : null;
+    }, { what: 'dead delivery' });
+    expect(dead).toMatchObject({ attempts: 4, next_attempt_at: null, last_status_code: 502 });
+    expect(down.received).toHaveLength(4);
+    const failed = (await api('GET', `/webhooks/${h2.id}/deliveries`)).body.payload[0];
+    expect(failed).toMatchObject({ status: 'failed', attempts: 1, last_status_code: 410 });
+    expect(refusing.received).toHaveLength(1);
+    const byStatus = await api('GET', '/webhooks/deliveries?status=dead');
+    expect(byStatus.body.payload.map((x: any) => x.webhook_id)).toEqual([h1.id]);
+  });
+
+  it('when one receiver hangs, then it holds at most its per-URL slots and the others still get every delivery', async () => {
+    const { accountId, api } = setup();
+    const slow = await receiver();
+    let release: () => void = () => undefined;
+    const released = new Promise<void>((r) => (release = r));
+    slow.respond = async () => {
+      await released;
+      return { status: 200 };
+    };
+    const fast = await receiver();
+    await hook(api, slow.url, ['conversation_created']);
+    await hook(api, fast.url, ['conversation_created']);
+    const events = Array.from({ length: 12 }, (_, i) => envelope('conversation.created', accountId, conversation(accountId, 1000 + i), { actor: userActor }));
+    await bus.publish(...events);
+
+    await waitFor(() => new Set(fast.received.map((r) => r.headers['x-chatwoot-delivery'])).size === 12, { what: 'all fast deliveries', timeoutMs: 30_000 });
+    expect(slow.maxActive).toBeLessThanOrEqual(2);
+    expect(slow.received.length).toBeGreaterThan(0);
+    release();
+    await waitFor(() => new Set(slow.received.map((r) => r.headers['x-chatwoot-delivery'])).size === 12, { what: 'slow deliveries after release', timeoutMs: 30_000 });
+    expect(slow.maxActive).toBeLessThanOrEqual(2);
+  });
+
+  it('when an API inbox has a webhook_url, then its conversation and message events go there, signed with the inbox token', async () => {
+    const { accountId, conv } = setup();
+    const rx = await receiver();
+    const inbox = apiInbox(accountId, 7, { webhook_url: rx.url, hmac_token: 'inbox-7-token' });
+    await bus.publish(envelope('inbox.created', accountId, inbox, { actor: userActor }));
+    await waitFor(async () => (await svc.deps.pool.query('SELECT 1 FROM inboxes WHERE account_id = $1 AND id = 7 AND webhook_url IS NOT NULL', [accountId])).rowCount === 1, {
+      what: 'inbox projection',
+    });
+    const c7 = { ...conv, inbox_id: 7 };
+    await bus.publish(
+      envelope('message.created', accountId, message(c7, { content: 'hi there' })),
+      envelope('message.created', accountId, message(c7, { message_type: 2, content: 'activity', sender_type: null, sender_id: null })),
+      envelope('contact.created', accountId, contact(accountId, 1)),
+      envelope('conversation.status_changed', accountId, { ...c7, status: 'resolved' }, { actor: userActor, changes: { status: ['open', 'resolved'] } }),
+    );
+    await waitFor(() => rx.received.length === 2, { what: 'two inbox deliveries' });
+    const events = rx.received.map((r) => r.json.event).sort();
+    expect(events).toEqual(['conversation_status_changed', 'message_created']);
+    for (const r of rx.received) expect(verify(r, 'inbox-7-token')).toBe(true);
+    const changed = rx.received.find((r) => r.json.event === 'conversation_status_changed');
+    expect(changed?.json.changed_attributes).toEqual([{ status: { previous_value: 'open', current_value: 'resolved' } }]);
+    const log = await apiFor(svc, accountId)('GET', '/webhooks/deliveries?inbox_id=7&kind=inbox');
+    expect(log.body.payload).toHaveLength(2);
+  });
+
+  it('when subscriptions leave an event out, then that receiver does not get it', async () => {
+    const { accountId, conv, api } = setup();
+    const onlyCreated = await receiver();
+    const all = await receiver();
+    await hook(api, onlyCreated.url, ['conversation_created']);
+    await hook(api, all.url);
+    await bus.publish(
+      envelope('conversation.updated', accountId, { ...conv, priority: 'high' }, { actor: userActor, changes: { priority: [null, 'high'] } }),
+      envelope('conversation.created', accountId, conv, { actor: userActor }),
+    );
+    await waitFor(() => all.received.length === 2 && onlyCreated.received.length === 1, { what: 'deliveries' });
+    expect(onlyCreated.received[0]?.json.event).toBe('conversation_created');
+    const updated = all.received.find((r) => r.json.event === 'conversation_updated');
+    expect(updated?.json).toMatchObject({ priority: 'high', changed_attributes: [{ priority: { previous_value: null, current_value: 'high' } }] });
+  });
+
+  it('when a rule sends a webhook event, then the URL gets the conversation with event automation_event.<name>', async () => {
+    const { accountId, conv, api } = setup();
+    const rx = await receiver();
+    const res = await api('POST', '/automation_rules', { ...refundRule, actions: [{ action_name: 'send_webhook_event', action_params: [rx.url] }] });
+    expect(res.status).toBe(200);
+    const ev = envelope('message.created', accountId, message(conv, { content: 'refund please' }));
+    await bus.publish(ev, ev);
+    await waitFor(() => rx.received.length === 1, { what: 'rule webhook' });
+    expect(rx.received[0]?.json).toMatchObject({ event: 'automation_event.message_created', id: conv['id'], account: { id: accountId } });
+    // Not an account webhook URL: nothing to sign with.
+    expect(rx.received[0]?.headers['x-chatwoot-signature']).toBeUndefined();
+    const log = await api('GET', `/webhooks/deliveries?rule_id=${res.body.payload[0].id}`);
+    expect(log.body.payload).toHaveLength(1);
+  });
+});
