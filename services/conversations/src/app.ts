@@ -2,7 +2,9 @@ import { Router, type Express } from 'express';
 import { createServiceApp, requireAccount, type ServiceDeps } from '@parley/shared';
 import type { ConversationsConfig } from './config';
 import { appDeps, type AppDeps } from './deps';
+import { conversationsRouter } from './conversations/routes';
 import { inboxesRouter } from './inboxes/routes';
+import { messagesRouter } from './messages/routes';
 import { internalRouter } from './internal/routes';
 import { publicRouter } from './public/routes';
 
@@ -12,6 +14,8 @@ export function createApp(deps: ServiceDeps<ConversationsConfig> | AppDeps): Exp
     const account = Router({ mergeParams: true });
     account.use(requireAccount);
     account.use(inboxesRouter(d));
+    account.use(conversationsRouter(d));
+    account.use(messagesRouter(d));
     app.use('/api/v1/accounts/:account_id', account);
     app.use('/public/api/v1/inboxes', publicRouter(d));
     app.use('/internal', internalRouter(d));

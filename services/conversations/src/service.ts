@@ -3,10 +3,12 @@ import type { ServiceDefinition } from '@parley/shared';
 import type { ConversationsConfig } from './config';
 import { createApp } from './app';
 import { projectionsConsumer } from './projections/consumer';
+import { SnoozeWorker } from './conversations/snooze-worker';
 
 export const conversationsService: ServiceDefinition<ConversationsConfig> = {
   name: 'conversations',
   migrationsDir: path.resolve(__dirname, '..', 'migrations'),
   createApp,
   consumers: () => [projectionsConsumer],
+  workers: (deps) => [new SnoozeWorker(deps.pool, deps.log, deps.config.SNOOZE_POLL_MS)],
 };

@@ -2,8 +2,11 @@ import { unixSeconds, type Executor, type RequestContext } from '@parley/shared'
 import type { Agent, AgentBot, ContactSnapshot, Team } from '../common/peers';
 import { priorityName, type ConversationRow, type MessageRow } from '../common/rows';
 import { userIdOf } from '../common/access';
+import { agentPartial } from '../common/agents';
 import type { Projections } from '../projections/store';
 import { conversationExtras, type ConversationExtras } from '../messages/repository';
+import type { AttachmentResponse, MessageResponse, SenderResponse } from '../messages/schemas';
+import type { ContactPartialResponse, ConversationResponse } from './schemas';
 
 /** Contacts, agents, teams and bots a batch of conversations and messages refer to. */
 export interface Refs {
@@ -40,39 +43,43 @@ export async function loadRefs(
   return { contacts, agents, teams, bots, myTeams: new Set(mine.rows.map((r) => r.team_id)) };
 }
 
+const str = (v: unknown, fallback = ''): string => (typeof v === 'string' ? v : fallback);
+const strOrNull = (v: unknown): string | null => (typeof v === 'string' ? v : null);
+const obj = (v: unknown): Record<string, unknown> => (v && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : {});
+
 /** Chatwoot's contact partial (`meta.sender`). */
-export function contactPartial(c: ContactSnapshot | undefined, id: number | null): Record<string, unknown> {
+export function contactPartial(c: ContactSnapshot | undefined, id: number | null): ContactPartialResponse {
   return {
-    additional_attributes: c?.additional_attributes ?? {},
-    availability_status: c?.availability_status ?? 'offline',
-    email: c?.email ?? null,
-    id: c?.id ?? id,
-    name: c?.name ?? '',
-    phone_number: c?.phone_number ?? null,
-    blocked: c?.blocked ?? false,
-    identifier: c?.identifier ?? null,
-    thumbnail: c?.thumbnail ?? c?.avatar_url ?? '',
-    custom_attributes: c?.custom_attributes ?? {},
-    last_activity_at: c?.last_activity_at ?? 0,
-    created_at: c?.created_at ?? 0,
+    additional_attributes: obj(c?.additional_attributes),
+    availability_status: str(c?.availability_status, 'offline'),
+    email: strOrNull(c?.email),
+    id: c?.id ?? id ?? 0,
+    name: str(c?.name),
+    phone_number: strOrNull(c?.phone_number),
+    blocked: c?.blocked === true,
+    identifier: strOrNull(c?.identifier),
+    thumbnail: str(c?.thumbnail, str(c?.avatar_url)),
+    custom_attributes: obj(c?.custom_attributes),
+    last_activity_at: typeof c?.last_activity_at === 'number' ? c.last_activity_at : 0,
+    created_at: typeof c?.created_at === 'number' ? c.created_at : 0,
   };
 }
 
 /** A message's `sender` (Chatwoot's push_event_data of the contact, user or bot). */
-export function senderData(m: MessageRow, refs: Refs): Record<string, unknown> | null {
+export function senderData(m: MessageRow, refs: Refs): SenderResponse | null {
   if (m.sender_id === null || m.sender_type === null) return null;
   if (m.sender_type === 'Contact') {
     const c = refs.contacts.get(m.sender_id);
     return {
-      additional_attributes: c?.additional_attributes ?? {},
-      custom_attributes: c?.custom_attributes ?? {},
-      email: c?.email ?? null,
+      additional_attributes: obj(c?.additional_attributes),
+      custom_attributes: obj(c?.custom_attributes),
+      email: strOrNull(c?.email),
       id: m.sender_id,
-      identifier: c?.identifier ?? null,
-      name: c?.name ?? '',
-      phone_number: c?.phone_number ?? null,
-      thumbnail: c?.thumbnail ?? '',
-      blocked: c?.blocked ?? false,
+      identifier: strOrNull(c?.identifier),
+      name: str(c?.name),
+      phone_number: strOrNull(c?.phone_number),
+      thumbnail: str(c?.thumbnail),
+      blocked: c?.blocked === true,
       type: 'contact',
     };
   }
@@ -80,35 +87,48 @@ export function senderData(m: MessageRow, refs: Refs): Record<string, unknown> |
     const a = refs.agents.get(m.sender_id);
     return {
       id: m.sender_id,
-      name: a?.name ?? '',
-      available_name: (a?.['available_name'] as string | undefined) ?? a?.name ?? '',
-      avatar_url: (a?.['thumbnail'] as string | undefined) ?? '',
+      name: str(a?.name),
+      available_name: str(a?.['available_name'], str(a?.name)),
+      avatar_url: str(a?.['thumbnail']),
       type: 'user',
-      availability_status: (a?.['availability_status'] as string | undefined) ?? 'offline',
-      thumbnail: (a?.['thumbnail'] as string | undefined) ?? '',
+      availability_status: str(a?.['availability_status'], 'offline'),
+      thumbnail: str(a?.['thumbnail']),
     };
   }
   const b = refs.bots.get(m.sender_id);
-  return { id: m.sender_id, name: b?.name ?? '', avatar_url: b?.thumbnail ?? '', type: m.sender_type === 'AgentBot' ? 'agent_bot' : 'captain_assistant' };
+  return { id: m.sender_id, name: str(b?.name), avatar_url: str(b?.thumbnail), type: m.sender_type === 'AgentBot' ? 'agent_bot' : 'captain_assistant' };
 }
 
-function attachmentData(m: MessageRow): Array<Record<string, unknown>> {
+/** Where an attachment's bytes can be fetched: through the account API, or the public API for contacts. */
+export type AttachmentBase = (messageId: number, attachmentId: number) => string;
+
+export function accountAttachmentUrl(accountId: number, displayId: number): AttachmentBase {
+  return (m, a) => `/api/v1/accounts/${accountId}/conversations/${displayId}/messages/${m}/attachments/${a}`;
+}
+
+export function attachmentData(m: MessageRow, url: AttachmentBase): AttachmentResponse[] {
   return m.attachments.map((a) => ({
     id: a.id,
     message_id: Number(m.id),
     account_id: m.account_id,
     file_type: a.file_type,
     extension: a.extension,
-    data_url: null,
-    thumb_url: null,
+    data_url: url(Number(m.id), a.id),
+    thumb_url: a.file_type === 'image' ? url(Number(m.id), a.id) : '',
     file_size: a.file_size,
+    width: null,
+    height: null,
     fallback_title: a.fallback_title,
+    transcribed_text: null,
+    coordinates_lat: null,
+    coordinates_long: null,
+    meta: {},
   }));
 }
 
 /** Chatwoot's Message#push_event_data: the message object of the account API. */
-export function messageData(m: MessageRow, conv: ConversationRow, refs: Refs, unreadCount = 0, echoId?: string): Record<string, unknown> {
-  const out: Record<string, unknown> = {
+export function messageData(m: MessageRow, conv: ConversationRow, refs: Refs, unreadCount = 0, echoId?: string): MessageResponse {
+  const out: MessageResponse = {
     id: Number(m.id),
     content: m.content,
     account_id: m.account_id,
@@ -118,7 +138,7 @@ export function messageData(m: MessageRow, conv: ConversationRow, refs: Refs, un
     created_at: unixSeconds(m.created_at),
     updated_at: m.updated_at.toISOString(),
     private: m.private,
-    status: m.status,
+    status: m.status as MessageResponse['status'],
     source_id: m.source_id,
     content_type: m.content_type,
     content_attributes: m.content_attributes,
@@ -136,34 +156,29 @@ export function messageData(m: MessageRow, conv: ConversationRow, refs: Refs, un
     },
   };
   const sender = senderData(m, refs);
-  if (sender) out['sender'] = sender;
-  if (m.attachments.length > 0) out['attachments'] = attachmentData(m);
-  if (echoId) out['echo_id'] = echoId;
+  if (sender) out.sender = sender;
+  if (m.attachments.length > 0) out.attachments = attachmentData(m, accountAttachmentUrl(conv.account_id, conv.display_id));
+  if (echoId) out.echo_id = echoId;
   return out;
 }
 
-function agentData(a: Agent | undefined, id: number): Record<string, unknown> {
-  if (a) return { ...a };
-  return { id, account_id: null, availability_status: 'offline', auto_offline: true, confirmed: true, email: null, provider: 'email', available_name: '', name: '', role: 'agent', thumbnail: '', custom_role_id: null };
-}
-
 /** The account API conversation object (SPEC "Conversation" + Chatwoot's `meta`). */
-export function conversationData(c: ConversationRow, extras: ConversationExtras | undefined, refs: Refs): Record<string, unknown> {
+export function conversationData(c: ConversationRow, extras: ConversationExtras | undefined, refs: Refs): ConversationResponse {
   const contact = c.contact_id === null ? undefined : refs.contacts.get(c.contact_id);
-  const meta: Record<string, unknown> = {
+  const meta: ConversationResponse['meta'] = {
     sender: contactPartial(contact, c.contact_id),
     channel: 'Channel::Api',
-    assignee: c.assignee_id === null ? null : agentData(refs.agents.get(c.assignee_id), c.assignee_id),
+    assignee: c.assignee_id === null ? null : agentPartial(refs.agents.get(c.assignee_id), c.assignee_id),
     hmac_verified: c.hmac_verified,
   };
-  if (c.assignee_id !== null) meta['assignee_type'] = 'User';
+  if (c.assignee_id !== null) meta.assignee_type = 'User';
   if (c.team_id !== null) {
     const t = refs.teams.get(c.team_id);
-    meta['team'] = {
+    meta.team = {
       id: c.team_id,
-      name: t?.name ?? '',
-      description: t?.description ?? null,
-      allow_auto_assign: t?.allow_auto_assign ?? false,
+      name: str(t?.name),
+      description: strOrNull(t?.description),
+      allow_auto_assign: t?.allow_auto_assign === true,
       account_id: c.account_id,
       is_member: refs.myTeams.has(c.team_id),
     };
@@ -185,11 +200,12 @@ export function conversationData(c: ConversationRow, extras: ConversationExtras 
     custom_attributes: c.custom_attributes,
     inbox_id: c.inbox_id,
     labels: c.labels,
-    muted: c.muted || (contact?.blocked ?? false),
+    muted: c.muted || contact?.blocked === true,
     snoozed_until: c.snoozed_until ? unixSeconds(c.snoozed_until) : null,
     status: c.status,
     created_at: unixSeconds(c.created_at),
     updated_at: c.updated_at.getTime() / 1000,
+    // SPEC: the creation time (Chatwoot sends last_activity_at here).
     timestamp: unixSeconds(c.created_at),
     first_reply_created_at: unixSeconds(c.first_reply_created_at),
     unread_count: unread,
@@ -204,7 +220,7 @@ export function conversationData(c: ConversationRow, extras: ConversationExtras 
 }
 
 /** Presents a batch of conversations with one query for their messages and one per referenced kind. */
-export async function presentConversations(db: Executor, projections: Projections, ctx: RequestContext, accountId: number, rows: ConversationRow[]): Promise<Array<Record<string, unknown>>> {
+export async function presentConversations(db: Executor, projections: Projections, ctx: RequestContext, accountId: number, rows: ConversationRow[]): Promise<ConversationResponse[]> {
   const extras = await conversationExtras(db, rows.map((r) => r.id));
   const msgs: MessageRow[] = [];
   for (const e of extras.values()) {
@@ -215,8 +231,13 @@ export async function presentConversations(db: Executor, projections: Projection
   return rows.map((r) => conversationData(r, extras.get(r.id), refs));
 }
 
-export async function presentConversation(db: Executor, projections: Projections, ctx: RequestContext, row: ConversationRow): Promise<Record<string, unknown>> {
+export async function presentConversation(db: Executor, projections: Projections, ctx: RequestContext, row: ConversationRow): Promise<ConversationResponse> {
   const [one] = await presentConversations(db, projections, ctx, row.account_id, [row]);
-  return one as Record<string, unknown>;
+  return one as ConversationResponse;
 }
 
+/** Messages of one conversation, with their senders. */
+export async function presentMessages(db: Executor, projections: Projections, ctx: RequestContext, conv: ConversationRow, messages: MessageRow[]): Promise<MessageResponse[]> {
+  const refs = await loadRefs(db, projections, ctx, conv.account_id, [], messages);
+  return messages.map((m) => messageData(m, conv, refs));
+}

@@ -138,3 +138,24 @@ export async function conversationExtras(db: Executor, conversationIds: string[]
   }
   return out;
 }
+
+export async function insertAttachmentBlob(tx: Executor, accountId: number, messageId: string, contentType: string, fileName: string | null, data: Buffer): Promise<number> {
+  const { rows } = await tx.query<{ id: string }>(
+    'INSERT INTO attachment_blobs (account_id, message_id, content_type, file_name, data) VALUES ($1, $2, $3, $4, $5) RETURNING id',
+    [accountId, messageId, contentType, fileName, data],
+  );
+  return Number((rows[0] as { id: string }).id);
+}
+
+export async function findAttachmentBlob(db: Executor, accountId: number, messageId: string, id: number): Promise<{ content_type: string; file_name: string | null; data: Buffer } | null> {
+  const { rows } = await db.query<{ content_type: string; file_name: string | null; data: Buffer }>(
+    'SELECT content_type, file_name, data FROM attachment_blobs WHERE account_id = $1 AND message_id = $2 AND id = $3',
+    [accountId, messageId, id],
+  );
+  return rows[0] ?? null;
+}
+
+export async function lastIncomingAt(db: Executor, conversationId: string): Promise<Date | null> {
+  const { rows } = await db.query<{ created_at: Date }>('SELECT created_at FROM messages WHERE conversation_id = $1 AND message_type = 0 ORDER BY id DESC LIMIT 1', [conversationId]);
+  return rows[0]?.created_at ?? null;
+}

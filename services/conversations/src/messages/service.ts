@@ -1,9 +1,18 @@
-import type { Executor } from '@parley/shared';
+import { ValidationError, type Executor, type RequestContext } from '@parley/shared';
+import { botIdOf, userIdOf } from '../common/access';
 import type { AttachmentMeta, ConversationRow, MessageRow, SenderType } from '../common/rows';
 import { messageSnapshot } from '../common/snapshots';
 import { changeConversation, emit, type Cause } from '../conversations/changes';
 import type { ConversationPatch } from '../conversations/repository';
-import { insertMessage, updateMessageRow } from './repository';
+import { insertAttachmentBlob, insertMessage, updateMessageRow } from './repository';
+
+/** A file of a multipart body. */
+export interface UploadedFile {
+  originalname: string;
+  mimetype: string;
+  size: number;
+  buffer: Buffer;
+}
 
 export interface MessageInput {
   message_type: number;
@@ -14,9 +23,45 @@ export interface MessageInput {
   source_id: string | null;
   sender_type: SenderType | null;
   sender_id: number | null;
-  attachments?: AttachmentMeta[];
+  files?: UploadedFile[];
   external_source_ids?: Record<string, unknown>;
   additional_attributes?: Record<string, unknown>;
+}
+
+/** Chatwoot's attachment file_type from the upload's media type. */
+export function fileTypeOf(mime: string): string {
+  if (mime.startsWith('image/')) return 'image';
+  if (mime.startsWith('audio/')) return 'audio';
+  if (mime.startsWith('video/')) return 'video';
+  return 'file';
+}
+
+function extensionOf(name: string): string | null {
+  const m = /\.([A-Za-z0-9]{1,10})$/.exec(name);
+  return m ? (m[1] as string).toLowerCase() : null;
+}
+
+/**
+ * Who sends a message of this type: an incoming one comes from the conversation's contact;
+ * outgoing and template ones from the caller (a user or a bot; nobody for automation and
+ * system work); activity from nobody.
+ */
+export function senderFor(ctx: RequestContext, conv: ConversationRow, messageType: number): { sender_type: SenderType | null; sender_id: number | null } {
+  if (messageType === 0) return conv.contact_id === null ? { sender_type: null, sender_id: null } : { sender_type: 'Contact', sender_id: conv.contact_id };
+  if (messageType === 2) return { sender_type: null, sender_id: null };
+  const user = userIdOf(ctx);
+  if (user !== null) return { sender_type: 'User', sender_id: user };
+  const bot = botIdOf(ctx);
+  if (bot !== null) return { sender_type: 'AgentBot', sender_id: bot };
+  return { sender_type: null, sender_id: null };
+}
+
+/** A message needs something to show: text, files, or an interactive content type. */
+export function assertHasContent(content: string | null | undefined, files: UploadedFile[] | undefined, contentType: string): void {
+  const hasText = typeof content === 'string' && content.trim().length > 0;
+  if (!hasText && (files?.length ?? 0) === 0 && contentType === 'text') {
+    throw ValidationError.field('content', "can't be blank", 'blank');
+  }
 }
 
 /**
@@ -25,12 +70,16 @@ export interface MessageInput {
  * first human reply sets first_reply_created_at; human and bot replies end the wait.
  */
 export async function createMessage(tx: Executor, cause: Cause, conv: ConversationRow, input: MessageInput): Promise<{ message: MessageRow; conversation: ConversationRow }> {
-  const message = await insertMessage(tx, {
-    account_id: conv.account_id,
-    inbox_id: conv.inbox_id,
-    conversation_id: conv.id,
-    ...input,
-  });
+  const { files, ...fields } = input;
+  let message = await insertMessage(tx, { account_id: conv.account_id, inbox_id: conv.inbox_id, conversation_id: conv.id, ...fields });
+  if (files && files.length > 0) {
+    const metas: AttachmentMeta[] = [];
+    for (const f of files) {
+      const id = await insertAttachmentBlob(tx, conv.account_id, message.id, f.mimetype || 'application/octet-stream', f.originalname || null, f.buffer);
+      metas.push({ id, file_type: fileTypeOf(f.mimetype), extension: extensionOf(f.originalname), file_size: f.size, fallback_title: f.originalname || null });
+    }
+    message = await updateMessageRow(tx, conv.account_id, message.id, { attachments: metas });
+  }
   const patch: ConversationPatch = { last_activity_at: message.created_at };
   let statusActivity: string | undefined;
   const incoming = message.message_type === 0;
@@ -52,16 +101,12 @@ export async function createMessage(tx: Executor, cause: Cause, conv: Conversati
   return { message, conversation: after };
 }
 
-export async function updateMessage(
-  tx: Executor,
-  cause: Cause,
-  conv: ConversationRow,
-  message: MessageRow,
-  patch: Partial<{ content: string | null; content_attributes: Record<string, unknown>; status: string; deleted: boolean; attachments: AttachmentMeta[] }>,
-): Promise<MessageRow> {
+export type MessagePatch = Partial<{ content: string | null; content_attributes: Record<string, unknown>; status: string; deleted: boolean; attachments: AttachmentMeta[] }>;
+
+export async function updateMessage(tx: Executor, cause: Cause, conv: ConversationRow, message: MessageRow, patch: MessagePatch): Promise<MessageRow> {
   const updated = await updateMessageRow(tx, message.account_id, message.id, patch);
   const changes: Record<string, [unknown, unknown]> = {};
-  for (const k of Object.keys(patch) as Array<keyof typeof patch>) {
+  for (const k of Object.keys(patch) as Array<keyof MessagePatch>) {
     const a = (message as unknown as Record<string, unknown>)[k];
     const b = (updated as unknown as Record<string, unknown>)[k];
     if (JSON.stringify(a) !== JSON.stringify(b)) changes[k] = [a ?? null, b ?? null];
@@ -70,8 +115,9 @@ export async function updateMessage(
   return updated;
 }
 
-/** Chatwoot's soft delete: the text is replaced and `content_attributes.deleted` is set. */
+/** Chatwoot's soft delete: the text is replaced, `content_attributes.deleted` is set and the files go. */
 export async function softDeleteMessage(tx: Executor, cause: Cause, conv: ConversationRow, message: MessageRow): Promise<MessageRow> {
+  await tx.query('DELETE FROM attachment_blobs WHERE account_id = $1 AND message_id = $2', [message.account_id, message.id]);
   return updateMessage(tx, cause, conv, message, {
     content: 'This message was deleted',
     content_attributes: { ...message.content_attributes, deleted: true },
