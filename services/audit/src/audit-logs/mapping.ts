@@ -73,9 +73,9 @@ export const AUDIT_RULES = {
   'category.updated': rule('Category', 'update'),
   'category.deleted': rule('Category', 'destroy'),
   'article.created': rule('Article', 'create'),
+  // `article.published`/`archived` are not audited: each comes with the `article.created` or
+  // `article.updated` that carries the same status change, which is what the entry records.
   'article.updated': rule('Article', 'update'),
-  'article.published': rule('Article', 'update'),
-  'article.archived': rule('Article', 'update'),
   'article.deleted': rule('Article', 'destroy'),
   'label.created': rule('Label', 'create'),
   'label.updated': rule('Label', 'update'),
