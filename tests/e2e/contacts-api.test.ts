@@ -1,4 +1,4 @@
-import { uniq } from '@parley/testkit';
+import { uniq, waitFor } from '@parley/testkit';
 import { startStack, type Stack } from '../support/stack';
 import { seedAccount, type SeededAccount } from '../support/factories';
 import { client, expectErrorBody } from '../support/http';
@@ -86,6 +86,26 @@ describe('contacts through the gateway (account API, SPEC 9 and 13)', () => {
     expect(gone.status).toBe(404);
     expectErrorBody(gone.body, 'not_found');
     expect((await call('DELETE', `${contacts()}/${c.id}`, { token: acc.admin.token })).status).toBe(404);
+  });
+
+  it('when an administrator deletes a contact with conversations, then its conversations disappear and others stay', async () => {
+    const inbox = await createApiInbox(call, acc, { name: 'Cascade' });
+    const open = async (name: string) => {
+      const created = await call('POST', contacts(), { token: acc.admin.token, body: { name, email: `${uniq('cas')}@acme.test`, inbox_id: inbox.id } });
+      const { contact, contact_inbox } = created.body.payload;
+      const conv = await call('POST', `/api/v1/accounts/${acc.accountId}/conversations`, { token: acc.admin.token, body: { inbox_id: inbox.id, contact_id: contact.id, source_id: contact_inbox.source_id } });
+      expect({ status: conv.status, text: conv.text }).toMatchObject({ status: 200 });
+      return { contactId: contact.id as number, conversationId: conv.body.id as number };
+    };
+    const leaving = await open('Leaving');
+    const staying = await open('Staying');
+    const conversation = (id: number) => call('GET', `/api/v1/accounts/${acc.accountId}/conversations/${id}`, { token: acc.admin.token });
+    expect((await conversation(leaving.conversationId)).status).toBe(200);
+    const del = await call('DELETE', `${contacts()}/${leaving.contactId}`, { token: acc.admin.token });
+    expect(del.status).toBe(200);
+    await waitFor(async () => (await conversation(leaving.conversationId)).status === 404, { what: "the deleted contact's conversation to go" });
+    expectErrorBody((await conversation(leaving.conversationId)).body, 'not_found');
+    expect((await conversation(staying.conversationId)).status).toBe(200);
   });
 
   it('when another account\'s contact is asked for, then 404; no token is 401; a bot is 403', async () => {
