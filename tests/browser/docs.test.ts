@@ -51,7 +51,10 @@ describe('the API docs page in headless Chromium', () => {
     page.on('requestfailed', (req) => failed.push(`${req.url()}: ${req.failure()?.errorText}`));
 
     await page.goto(`${stack.gatewayUrl}/docs`, { waitUntil: 'load', timeout: SLOW });
+    // Rendering finishes when every operation of the document has its block.
+    const documented = Object.values(doc.paths).reduce((n, byMethod) => n + Object.keys(byMethod).length, 0);
     await page.waitForSelector('.opblock .opblock-summary-path', { timeout: SLOW });
+    await page.waitForFunction((n) => document.querySelectorAll('.opblock').length >= n, documented, { timeout: SLOW });
     rendered = await page.$$eval('.opblock', (blocks) =>
       blocks.map((b) => ({
         method: (b.querySelector('.opblock-summary-method')?.textContent ?? '').trim().toLowerCase(),
