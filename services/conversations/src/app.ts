@@ -2,7 +2,9 @@ import { Router, type Express } from 'express';
 import { createServiceApp, requireAccount, type ServiceDeps } from '@parley/shared';
 import type { ConversationsConfig } from './config';
 import { appDeps, type AppDeps } from './deps';
+import { cannedResponsesRouter } from './canned-responses/routes';
 import { conversationsRouter } from './conversations/routes';
+import { labelsRouter } from './labels/routes';
 import { inboxesRouter } from './inboxes/routes';
 import { messagesRouter } from './messages/routes';
 import { internalRouter } from './internal/routes';
@@ -16,6 +18,8 @@ export function createApp(deps: ServiceDeps<ConversationsConfig> | AppDeps): Exp
     account.use(inboxesRouter(d));
     account.use(conversationsRouter(d));
     account.use(messagesRouter(d));
+    account.use(labelsRouter(d));
+    account.use(cannedResponsesRouter(d));
     app.use('/api/v1/accounts/:account_id', account);
     app.use('/public/api/v1/inboxes', publicRouter(d));
     app.use('/internal', internalRouter(d));
