@@ -69,7 +69,7 @@ describe('automation engine', () => {
     });
     expect(second?.body.command).toEqual({ type: 'change_priority', priority: 'high' });
     expect(second?.body.idempotency_key).not.toBe(first?.body.idempotency_key);
-    expect(first?.ctx.actor).toMatchObject({ type: 'automation_rule', id: rule.id });
+    expect(first?.ctx.actor).toMatchObject({ type: 'service', id: 'automation' });
     expect(stub.conversations.get(`${accountId}:${conv['id']}`)).toMatchObject({ labels: ['billing'], priority: 'high' });
 
     const [run] = await waitFor(async () => {

@@ -40,15 +40,16 @@ export interface SendCommand {
 
 /**
  * `POST /internal/accounts/{a}/conversations/{id}/commands` on the conversations service.
- * The call is signed as the rule (actor `automation_rule`), and the body names it too, so
- * the events the command causes carry the rule as their actor and never trigger rules.
+ * The call is signed as this service (internal APIs answer services only); the body names
+ * the rule as the actor, and the events the command causes carry it, so they never trigger
+ * rules (docs/contracts.md).
  */
 export async function sendCommand(config: AutomationConfig, c: SendCommand): Promise<CommandAnswer> {
   const actor: Actor = { type: 'automation_rule', id: c.ruleId, name: c.ruleName };
   return callService<CommandAnswer>(
     config.CONVERSATIONS_URL,
     `/internal/accounts/${c.accountId}/conversations/${c.conversationId}/commands`,
-    systemContext('automation', c.accountId, c.requestId, actor),
+    systemContext('automation', c.accountId, c.requestId),
     config.INTERNAL_SECRET,
     {
       method: 'POST',
