@@ -1,0 +1,64 @@
+import type { RunningService } from '@parley/shared';
+import { createTestEnv, randomAccountId, waitFor, type TestEnv } from '@parley/testkit';
+import type { AutomationConfig } from '../src';
+import { Maintenance } from '../src/maintenance';
+import { apiFor, refundRule, startAutomation } from './helpers';
+import { createBus, envelope, userActor, type TestBus } from './bus';
+
+describe('automation housekeeping', () => {
+  let env: TestEnv;
+  let svc: RunningService<AutomationConfig>;
+  let bus: TestBus;
+
+  beforeAll(async () => {
+    env = await createTestEnv();
+    svc = await startAutomation(env);
+    bus = createBus(env.namespace);
+  });
+  afterAll(async () => {
+    await bus?.close();
+    await svc?.stop();
+    await env?.close();
+  });
+
+  const count = async (sql: string, args: unknown[]) => Number((await svc.deps.pool.query(sql, args)).rows[0].n);
+
+  it('when runs and finished deliveries are older than their retention, then maintenance deletes them and keeps the rest', async () => {
+    const accountId = randomAccountId();
+    const api = apiFor(svc, accountId);
+    const rule = (await api('POST', '/automation_rules', refundRule)).body.payload[0];
+    const pool = svc.deps.pool;
+    await pool.query(
+      `INSERT INTO rule_runs (account_id, rule_id, event_id, event_type, event_name, matched, created_at)
+       VALUES ($1, $2, gen_random_uuid(), 'message.created', 'message_created', false, now() - interval '30 days'),
+              ($1, $2, gen_random_uuid(), 'message.created', 'message_created', true, now())`,
+      [accountId, rule.id],
+    );
+    await pool.query(
+      `INSERT INTO webhook_deliveries (account_id, kind, url, dedupe_key, delivery_id, event, payload, status, updated_at)
+       VALUES ($1, 'rule', 'https://example.com', gen_random_uuid()::text, gen_random_uuid(), 'x', '{}', 'succeeded', now() - interval '30 days'),
+              ($1, 'rule', 'https://example.com', gen_random_uuid()::text, gen_random_uuid(), 'x', '{}', 'pending', now() - interval '30 days'),
+              ($1, 'rule', 'https://example.com', gen_random_uuid()::text, gen_random_uuid(), 'x', '{}', 'dead', now())`,
+      [accountId],
+    );
+    await new Maintenance(svc.deps).runOnce();
+    const runs = (await api('GET', `/automation_rules/${rule.id}/runs`)).body.payload;
+    expect(runs.map((r: any) => r.matched)).toEqual([true]);
+    const left = (await pool.query('SELECT status FROM webhook_deliveries WHERE account_id = $1 ORDER BY status', [accountId])).rows.map((r) => r.status);
+    expect(left).toEqual(['dead', 'pending']);
+  });
+
+  it('when an account is deleted, then its rules, webhooks and projections go', async () => {
+    const accountId = randomAccountId();
+    const api = apiFor(svc, accountId);
+    await api('POST', '/automation_rules', refundRule);
+    await api('POST', '/webhooks', { url: 'https://example.com/gone' });
+    const keep = randomAccountId();
+    await apiFor(svc, keep)('POST', '/automation_rules', refundRule);
+    await bus.publish(envelope('account.deleted', accountId, { id: accountId, name: 'Gone Inc', status: 'active' }, { actor: userActor }));
+    await waitFor(async () => (await count('SELECT count(*) AS n FROM automation_rules WHERE account_id = $1', [accountId])) === 0, { what: 'rules gone' });
+    expect(await count('SELECT count(*) AS n FROM webhooks WHERE account_id = $1', [accountId])).toBe(0);
+    expect((await api('GET', '/automation_rules')).body.payload).toEqual([]);
+    expect((await apiFor(svc, keep)('GET', '/automation_rules')).body.payload).toHaveLength(1);
+  });
+});
