@@ -10,8 +10,8 @@ describe('GET /api/v1/accounts/:account_id/audit_logs (service level)', () => {
 
   beforeAll(async () => {
     env = await createTestEnv();
-    // One attempt: a version clash between concurrent handlers would dead-letter at once
-    // instead of being hidden by a retry, so the concurrency test checks the lock itself.
+    // One attempt: a version clash would dead-letter at once instead of being hidden by a
+    // retry, so the versions test checks the version reservation itself.
     svc = await startTestService(auditService, auditConfigSchema.parse({ ...env.config, CONSUMER_MAX_ATTEMPTS: 1 }));
     bus = createBus(env.namespace);
   });
@@ -135,7 +135,7 @@ describe('GET /api/v1/accounts/:account_id/audit_logs (service level)', () => {
     expect(res.status).toBe(403);
   });
 
-  it('when many events for one auditable are handled concurrently, then versions are 1..n without gaps or repeats', async () => {
+  it('when many events for one auditable arrive together, then versions are 1..n without gaps or repeats', async () => {
     const acc = randomAccountId();
     const n = 15;
     const events = Array.from({ length: n }, (_, i) => envelope({ type: 'team.updated', accountId: acc, data: { id: 77, name: `t${i}` }, changes: { name: [`t${i - 1}`, `t${i}`] } }));

@@ -21,42 +21,106 @@ export interface AuditLogRow {
   created_at: Date;
 }
 
-/**
- * Serialises writers of one auditable until the transaction ends, so two events for the
- * same record cannot both read the same max(version). Other auditables do not wait.
- */
-export async function lockAuditable(db: Executor, accountId: number, auditableType: string, auditableId: number): Promise<void> {
-  await db.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [`audit_logs:${accountId}:${auditableType}:${auditableId}`]);
+/** Of these event ids, the ones that already have an entry (replays after processed_events was pruned). */
+export async function existingEventIds(db: Executor, eventIds: string[]): Promise<Set<string>> {
+  if (eventIds.length === 0) return new Set();
+  const res = await db.query<{ event_id: string }>('SELECT event_id FROM audit_logs WHERE event_id = ANY($1::uuid[])', [eventIds]);
+  return new Set(res.rows.map((r) => r.event_id));
 }
 
+export interface AuditableKey {
+  accountId: number;
+  auditableType: string;
+  auditableId: number;
+}
+
+const keyOf = (k: AuditableKey) => `${k.accountId}:${k.auditableType}:${k.auditableId}`;
+
 /**
- * Appends the entry with the auditable's next version; a second copy of the same event
- * (same event id) is ignored. Returns whether a row was written.
+ * Reserves `count` consecutive versions for each auditable and returns the first of them.
+ * One upsert for the whole batch; the rows are locked in a fixed order (sorted keys) until
+ * the transaction ends, so concurrent batches touching the same auditables queue up instead
+ * of deadlocking, and no two of them can hand out the same version.
  */
-export async function insertEntry(db: Executor, e: NewAuditEntry): Promise<boolean> {
-  const res = await db.query(
+export async function reserveVersions(db: Executor, wanted: Array<AuditableKey & { count: number }>): Promise<Map<string, number>> {
+  const out = new Map<string, number>();
+  if (wanted.length === 0) return out;
+  const sorted = [...wanted].sort((a, b) => a.accountId - b.accountId || (a.auditableType < b.auditableType ? -1 : a.auditableType > b.auditableType ? 1 : 0) || a.auditableId - b.auditableId);
+  const res = await db.query<{ account_id: string; auditable_type: string; auditable_id: string; last_version: number }>(
+    `INSERT INTO audit_log_versions AS v (account_id, auditable_type, auditable_id, last_version)
+     SELECT acc, typ, aid, n FROM unnest($1::bigint[], $2::text[], $3::bigint[], $4::int[]) WITH ORDINALITY AS w(acc, typ, aid, n, ord) ORDER BY ord
+     ON CONFLICT (account_id, auditable_type, auditable_id) DO UPDATE SET last_version = v.last_version + EXCLUDED.last_version
+     RETURNING account_id, auditable_type, auditable_id, last_version`,
+    [sorted.map((w) => w.accountId), sorted.map((w) => w.auditableType), sorted.map((w) => w.auditableId), sorted.map((w) => w.count)],
+  );
+  const counts = new Map(sorted.map((w) => [keyOf(w), w.count]));
+  for (const r of res.rows) {
+    const key = keyOf({ accountId: Number(r.account_id), auditableType: r.auditable_type, auditableId: Number(r.auditable_id) });
+    out.set(key, r.last_version - (counts.get(key) ?? 0) + 1);
+  }
+  return out;
+}
+
+export { keyOf as auditableKey };
+
+export type VersionedEntry = NewAuditEntry & { version: number };
+
+/**
+ * Appends the entries in one statement; an entry whose event is recorded already is left
+ * out by the unique event id. Returns how many rows each account gained.
+ */
+export async function insertEntries(db: Executor, entries: VersionedEntry[]): Promise<Map<number, number>> {
+  const out = new Map<number, number>();
+  if (entries.length === 0) return out;
+  const col = <T>(f: (e: VersionedEntry) => T) => entries.map(f);
+  const json = (v: unknown) => JSON.stringify(v);
+  const res = await db.query<{ account_id: string }>(
     `INSERT INTO audit_logs (account_id, auditable_type, auditable_id, associated_type, associated_id, action, audited_changes,
        auditable, user_id, user_type, username, request_uuid, remote_address, version, event_id, created_at)
-     SELECT $1, $2, $3, 'Account', $1, $4, $5, $6, $7, $8, $9, $10, $11, COALESCE(MAX(version), 0) + 1, $12, $13
-       FROM audit_logs WHERE account_id = $1 AND auditable_type = $2 AND auditable_id = $3
-     ON CONFLICT (event_id) DO NOTHING`,
+     SELECT a, t, i, 'Account', a, act, ch, aud, u, ut, un, rq, ip, ver, ev, occ
+       FROM unnest($1::bigint[], $2::text[], $3::bigint[], $4::text[], $5::jsonb[], $6::jsonb[], $7::bigint[], $8::text[], $9::text[],
+                   $10::text[], $11::text[], $12::int[], $13::uuid[], $14::timestamptz[])
+            WITH ORDINALITY AS x(a, t, i, act, ch, aud, u, ut, un, rq, ip, ver, ev, occ, ord)
+      ORDER BY ord
+     ON CONFLICT (event_id) DO NOTHING
+     RETURNING account_id`,
     [
-      e.accountId,
-      e.auditableType,
-      e.auditableId,
-      e.action,
-      JSON.stringify(e.auditedChanges),
-      JSON.stringify(e.auditable),
-      e.userId,
-      e.userType,
-      e.username,
-      e.requestUuid,
-      e.remoteAddress,
-      e.eventId,
-      e.createdAt,
+      col((e) => e.accountId),
+      col((e) => e.auditableType),
+      col((e) => e.auditableId),
+      col((e) => e.action),
+      col((e) => json(e.auditedChanges)),
+      col((e) => json(e.auditable)),
+      col((e) => e.userId),
+      col((e) => e.userType),
+      col((e) => e.username),
+      col((e) => e.requestUuid),
+      col((e) => e.remoteAddress),
+      col((e) => e.version),
+      col((e) => e.eventId),
+      col((e) => e.createdAt),
     ],
   );
-  return (res.rowCount ?? 0) > 0;
+  for (const r of res.rows) out.set(Number(r.account_id), (out.get(Number(r.account_id)) ?? 0) + 1);
+  return out;
+}
+
+/** Adds to the per-account entry counts (one upsert per batch). */
+export async function addToCounts(db: Executor, added: Map<number, number>): Promise<void> {
+  if (added.size === 0) return;
+  const ids = [...added.keys()].sort((a, b) => a - b);
+  await db.query(
+    `INSERT INTO audit_log_counts AS c (account_id, entries)
+     SELECT acc, n FROM unnest($1::bigint[], $2::bigint[]) WITH ORDINALITY AS w(acc, n, ord) ORDER BY ord
+     ON CONFLICT (account_id) DO UPDATE SET entries = c.entries + EXCLUDED.entries`,
+    [ids, ids.map((id) => added.get(id))],
+  );
+}
+
+/** The account's entry count as kept at ingest (0 for an account without entries). */
+export async function accountTotal(db: Executor, accountId: number): Promise<number> {
+  const res = await db.query<{ entries: string }>('SELECT entries FROM audit_log_counts WHERE account_id = $1', [accountId]);
+  return Number(res.rows[0]?.entries ?? 0);
 }
 
 export interface AuditLogFilter {

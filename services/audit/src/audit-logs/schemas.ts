@@ -39,29 +39,59 @@ const timeBound = z.string().transform((raw, ctx) => {
 
 export const listQuerySchema = z
   .object({
-    page: queryInt.default(1),
-    auditable_type: z.enum(AUDITABLE_TYPES).optional(),
-    action: z.enum(AUDIT_ACTIONS).optional(),
-    user_id: queryInt.optional(),
-    since: timeBound.optional(),
-    until: timeBound.optional(),
+    page: queryInt.default(1).describe('Page number, 25 entries a page; default 1'),
+    auditable_type: z.enum(AUDITABLE_TYPES).optional().describe('Only entries about this kind of record'),
+    action: z.enum(AUDIT_ACTIONS).optional().describe('Only entries with this action'),
+    user_id: queryInt.optional().describe('Only entries made by this user (or agent bot)'),
+    since: timeBound.optional().describe('Entries at or after this time: unix seconds, an ISO-8601 date-time, or a date (UTC)'),
+    until: timeBound.optional().describe('Entries at or before this time, inclusive at the precision given (a second, a day)'),
   })
   .strict()
   .refine((q) => !q.since || !q.until || q.since.start < q.until.end, { path: ['until'], message: 'must not be before since' });
 
+/** SPEC's Audit log entry (null where nothing is known, e.g. no user for a system change). */
+export const auditLogEntryResponse = z
+  .object({
+    id: z.number().int(),
+    auditable_id: z.number().int(),
+    auditable_type: z.string().describe('Chatwoot class name: Webhook, AutomationRule, AccountUser, Inbox, Article, ...'),
+    auditable: z.record(z.string(), z.unknown()).nullable().describe('The record as the event carried it (secrets redacted)'),
+    associated_id: z.number().int().describe('The account'),
+    associated_type: z.literal('Account'),
+    user_id: z.number().int().nullable(),
+    user_type: z.string().nullable().describe('User, AgentBot, or the kind of system actor'),
+    username: z.string().nullable().describe("The user's e-mail (or a bot's name)"),
+    action: z.enum(AUDIT_ACTIONS),
+    audited_changes: z.record(z.string(), z.unknown()).describe('create/destroy: the record; update: {field: [before, after]}'),
+    version: z.number().int().min(1).describe('Per auditable, 1 for its first entry'),
+    comment: z.string().nullable(),
+    request_uuid: z.string().nullable().describe('The x-request-id of the request that made the change'),
+    created_at: z.number().int().describe('Unix seconds'),
+    remote_address: z.string().nullable(),
+  })
+  .meta({ id: 'AuditLogEntry' });
+export type AuditLogEntryJson = z.infer<typeof auditLogEntryResponse>;
+
+export const auditLogListResponse = z.object({
+  per_page: z.number().int(),
+  total_entries: z.number().int().min(0),
+  current_page: z.number().int(),
+  audit_logs: z.array(auditLogEntryResponse),
+});
+
 /** SPEC's Audit log entry, in the order Chatwoot's jbuilder writes it. */
-export function presentEntry(row: AuditLogRow) {
+export function presentEntry(row: AuditLogRow): AuditLogEntryJson {
   return {
     id: Number(row.id),
     auditable_id: Number(row.auditable_id),
     auditable_type: row.auditable_type,
     auditable: row.auditable,
     associated_id: Number(row.associated_id),
-    associated_type: row.associated_type,
+    associated_type: 'Account',
     user_id: row.user_id === null ? null : Number(row.user_id),
     user_type: row.user_type,
     username: row.username,
-    action: row.action,
+    action: row.action as AuditLogEntryJson['action'],
     audited_changes: row.audited_changes,
     version: row.version,
     comment: row.comment,
