@@ -1,6 +1,8 @@
 import { retryDelayMs } from '../src/webhooks/sender';
 import { checkTargetUrl, guardedLookup, isPrivateAddress } from '../src/webhooks/url-guard';
 import { signature } from '../src/webhooks/signing';
+import { postJson } from '../src/webhooks/http-post';
+import { startReceiver } from './receiver';
 
 describe('webhook guards and schedule', () => {
   it('when a host resolves to a private address at connect time, then the lookup refuses it unless allowed', async () => {
@@ -11,6 +13,20 @@ describe('webhook guards and schedule', () => {
     const allowed = await lookup(true);
     expect(allowed.err).toBeNull();
     expect(['127.0.0.1', '::1']).toContain(allowed.address);
+  });
+
+  it('when a delivery targets a name that resolves to loopback, then the socket is refused for good unless allowed', async () => {
+    const rx = await startReceiver();
+    try {
+      const url = rx.url.replace('127.0.0.1', 'localhost');
+      const refused = await postJson(url, '{}', {}, 5000, false);
+      expect(refused).toMatchObject({ statusCode: null, permanent: true });
+      expect(rx.received).toHaveLength(0);
+      const allowed = await postJson(url, '{}', {}, 5000, true);
+      expect(allowed).toMatchObject({ statusCode: 200, error: null });
+    } finally {
+      await rx.close();
+    }
   });
 
   it.each([
