@@ -3,11 +3,11 @@ import type { Pool } from 'pg';
 import { assertConversationAccess, isAdmin, userIdOf, visibleInboxIds } from '../common/access';
 import { agentPartial } from '../common/agents';
 import type { Agent, Peers, ResolvedContactInbox, Team } from '../common/peers';
-import { priorityValue, type ConversationRow } from '../common/rows';
+import { priorityValue, type ConversationRow, type InboxRow } from '../common/rows';
 import { conversationSnapshot } from '../common/snapshots';
 import { findInbox } from '../inboxes/repository';
 import { lastIncomingAt } from '../messages/repository';
-import { assertHasContent, createMessage, senderFor, type UploadedFile } from '../messages/service';
+import { assertHasContent, createMessage, senderFor, type MessageInput, type UploadedFile } from '../messages/service';
 import { upsertProjection } from '../projections/store';
 import type { Projections } from '../projections/store';
 import { changeConversation, emit, type Cause } from './changes';
@@ -138,18 +138,56 @@ export async function createConversation(deps: ConversationDeps, ctx: RequestCon
     }
     throw err;
   }
-  const { contact, contact_inbox: ci } = resolved;
-  await upsertProjection(deps.pool, 'contact_projections', accountId, contact.id, contact, new Date());
+  await upsertProjection(deps.pool, 'contact_projections', accountId, resolved.contact.id, resolved.contact, new Date());
 
-  const cause: Cause = { ctx };
-  return withTransaction(deps.pool, async (tx) => {
+  return openConversation(deps.pool, { ctx }, inbox, resolved, {
+    status,
+    snoozedUntil,
+    assigneeId: assignee ? (input.assignee_id ?? null) : null,
+    teamId: team ? (input.team_id ?? null) : null,
+    additionalAttributes: input.additional_attributes ?? {},
+    customAttributes: input.custom_attributes ?? {},
+    message: input.message
+      ? {
+          message_type: input.message.message_type ?? 1,
+          content: input.message.content ?? null,
+          content_type: input.message.content_type ?? 'text',
+          content_attributes: input.message.content_attributes ?? {},
+          private: input.message.private ?? false,
+          source_id: input.message.source_id ?? null,
+          files,
+        }
+      : null,
+  });
+}
+
+export interface OpenConversationFields {
+  status: string;
+  snoozedUntil: Date | null;
+  assigneeId: number | null;
+  teamId: number | null;
+  additionalAttributes: Record<string, unknown>;
+  customAttributes: Record<string, unknown>;
+  /** The initial message; its sender follows from the caller and the type. */
+  message: (Omit<MessageInput, 'sender_type' | 'sender_id'>) | null;
+}
+
+/**
+ * Chatwoot's ConversationBuilder for a contact inbox already resolved: the inbox's last
+ * conversation when it locks contacts to one, else a new one with the next display id, its
+ * events, and the initial message.
+ */
+export async function openConversation(pool: Pool, cause: Cause, inbox: InboxRow, resolved: ResolvedContactInbox, fields: OpenConversationFields): Promise<ConversationRow> {
+  const { contact, contact_inbox: ci } = resolved;
+  const accountId = inbox.account_id;
+  return withTransaction(pool, async (tx) => {
     if (inbox.lock_to_single_conversation) {
       const { rows } = await tx.query<ConversationRow>('SELECT * FROM conversations WHERE account_id = $1 AND contact_inbox_id = $2 ORDER BY id DESC LIMIT 1', [accountId, ci.id]);
       if (rows[0]) return rows[0];
     }
     const displayId = await nextDisplayId(tx, accountId);
     // Chatwoot: a blocked contact's new conversation starts resolved.
-    const effectiveStatus = contact.blocked ? 'resolved' : status;
+    const status = contact.blocked ? 'resolved' : fields.status;
     let conv = await insertConversation(
       tx,
       {
@@ -159,13 +197,13 @@ export async function createConversation(deps: ConversationDeps, ctx: RequestCon
         contact_inbox_id: ci.id,
         contact_inbox_source_id: ci.source_id,
         hmac_verified: ci.hmac_verified,
-        status: effectiveStatus,
+        status,
         priority: null,
-        assignee_id: assignee ? input.assignee_id ?? null : null,
-        team_id: team ? input.team_id ?? null : null,
-        snoozed_until: effectiveStatus === 'snoozed' ? snoozedUntil : null,
-        additional_attributes: input.additional_attributes ?? {},
-        custom_attributes: input.custom_attributes ?? {},
+        assignee_id: fields.assigneeId,
+        team_id: fields.teamId,
+        snoozed_until: status === 'snoozed' ? fields.snoozedUntil : null,
+        additional_attributes: fields.additionalAttributes,
+        custom_attributes: fields.customAttributes,
       },
       displayId,
     );
@@ -173,19 +211,8 @@ export async function createConversation(deps: ConversationDeps, ctx: RequestCon
     await emit(tx, cause, 'conversation.created', accountId, snap);
     if (conv.assignee_id !== null) await emit(tx, cause, 'assignee.changed', accountId, snap, { assignee_id: [null, conv.assignee_id] });
     if (conv.team_id !== null) await emit(tx, cause, 'team.changed', accountId, snap, { team_id: [null, conv.team_id] });
-    if (input.message) {
-      const m = input.message;
-      const type = m.message_type ?? 1;
-      const created = await createMessage(tx, cause, conv, {
-        message_type: type,
-        content: m.content ?? null,
-        content_type: m.content_type ?? 'text',
-        content_attributes: m.content_attributes ?? {},
-        private: m.private ?? false,
-        source_id: m.source_id ?? null,
-        ...senderFor(ctx, conv, type),
-        files,
-      });
+    if (fields.message) {
+      const created = await createMessage(tx, cause, conv, { ...fields.message, ...senderFor(cause.ctx, conv, fields.message.message_type) });
       conv = created.conversation;
     }
     return conv;

@@ -1,0 +1,141 @@
+import { createInbox, expectError } from './fixtures';
+import { startHarness, type Harness, type TestAccount } from './harness';
+
+describe('public client API (service level)', () => {
+  let h: Harness;
+  let acc: TestAccount;
+  let inbox: any;
+  const anon = { actor: { type: 'anonymous' as const, id: null }, role: null };
+  const pub = (method: string, path: string, body?: unknown) => h.call(method, `/public/api/v1/inboxes${path}`, { as: anon, body });
+
+  beforeAll(async () => {
+    h = await startHarness();
+  });
+  afterAll(() => h?.stop());
+  beforeEach(async () => {
+    acc = await h.account();
+    inbox = await createInbox(h, acc);
+  });
+
+  function visitor(fields: Record<string, unknown> = {}) {
+    const { contact, contactInbox } = h.stub.addContactInInbox(acc.accountId, inbox.id, { name: 'jane visitor', ...fields });
+    return { contact, sourceId: contactInbox.source_id, path: `/${inbox.inbox_identifier}/contacts/${contactInbox.source_id}/conversations` };
+  }
+
+  it('when a contact opens a conversation and writes, then SPEC op 14 shows it with the chat messages only', async () => {
+    const v = visitor({ custom_attributes: { tier: 'gold' } });
+    const created = await pub('POST', v.path, { custom_attributes: { page: '/pricing' } });
+    expect(created.status).toBe(200);
+    expect(created.body).toMatchObject({ id: 1, inbox_id: inbox.id, status: 'open', messages: [], contact_last_seen_at: 0, agent_last_seen_at: 0 });
+    expect(created.body.contact).toMatchObject({ id: v.contact.id, account_id: acc.accountId, name: 'jane visitor', blocked: false, custom_attributes: { tier: 'gold' }, label_list: [] });
+    const conv = created.body.id;
+    expect((await h.events(acc.accountId, 'conversation.created'))[0]).toMatchObject({ actor: { type: 'contact', id: v.contact.id }, data: { custom_attributes: { page: '/pricing' } } });
+
+    const msg = await pub('POST', `${v.path}/${conv}/messages`, { content: 'Hello, I need help', echo_id: 'x1' });
+    expect(msg.status).toBe(200);
+    expect(msg.body).toMatchObject({ content: 'Hello, I need help', message_type: 0, content_type: 'text', conversation_id: conv, attachments: [], sender: { id: v.contact.id, type: 'contact' } });
+    const base = `/api/v1/accounts/${acc.accountId}/conversations/${conv}`;
+    await h.call('POST', `${base}/messages`, { as: acc.admin, body: { content: 'an internal note', private: true } });
+    await h.call('POST', `${base}/messages`, { as: acc.admin, body: { content: 'Sure, what is wrong?' } });
+    await h.call('POST', `${base}/toggle_priority`, { as: acc.admin, body: { priority: 'low' } });
+
+    const shown = await pub('GET', `${v.path}/${conv}`);
+    expect(shown.status).toBe(200);
+    expect(shown.body.messages.map((m: any) => [m.message_type, m.content])).toEqual([
+      [0, 'Hello, I need help'],
+      [1, 'Sure, what is wrong?'],
+    ]);
+    expect(shown.body.messages[1].sender).toMatchObject({ id: acc.adminId, type: 'user' });
+    const listed = await pub('GET', `${v.path}/${conv}/messages`);
+    expect(listed.body.map((m: any) => m.content)).toEqual(['Hello, I need help', 'Sure, what is wrong?']);
+    const all = await pub('GET', v.path);
+    expect(all.body.map((c: any) => c.id)).toEqual([conv]);
+  });
+
+  it('when the inbox, the contact or the conversation is wrong, then 404 with the Error body', async () => {
+    const v = visitor();
+    const conv = (await pub('POST', v.path, {})).body.id;
+    const other = visitor();
+    expectError(await pub('GET', `/nope${v.path.slice(v.path.indexOf('/contacts'))}/${conv}`), 404, 'not_found');
+    expectError(await pub('GET', `/${inbox.inbox_identifier}/contacts/not-a-source/conversations/${conv}`), 404, 'not_found');
+    expectError(await pub('GET', `${other.path}/${conv}`), 404, 'not_found');
+    expectError(await pub('POST', `${other.path}/${conv}/messages`, { content: 'not mine' }), 404, 'not_found');
+    expectError(await pub('GET', `${v.path}/999`), 404, 'not_found');
+    expectError(await pub('GET', `${v.path}/abc`), 404);
+    const otherInbox = await createInbox(h, acc, { name: 'Other' });
+    expectError(await pub('GET', `/${otherInbox.inbox_identifier}/contacts/${v.sourceId}/conversations/${conv}`), 404, 'not_found');
+  });
+
+  it('when the contact is HMAC-verified, then it sees its conversations of every inbox', async () => {
+    const other = await createInbox(h, acc, { name: 'Other' });
+    const { contact, contactInbox } = h.stub.addContactInInbox(acc.accountId, inbox.id, { hmac_verified: true });
+    const elsewhere = await h.call('POST', `/api/v1/accounts/${acc.accountId}/conversations`, { as: acc.admin, body: { inbox_id: other.id, contact_id: contact.id } });
+    const res = await pub('GET', `/${inbox.inbox_identifier}/contacts/${contactInbox.source_id}/conversations/${elsewhere.body.id}`);
+    expect(res.status).toBe(200);
+    expect(res.body.inbox_id).toBe(other.id);
+    const plain = h.stub.addContactInInbox(acc.accountId, inbox.id);
+    const hidden = await h.call('POST', `/api/v1/accounts/${acc.accountId}/conversations`, { as: acc.admin, body: { inbox_id: other.id, contact_id: plain.contact.id } });
+    expectError(await pub('GET', `/${inbox.inbox_identifier}/contacts/${plain.contactInbox.source_id}/conversations/${hidden.body.id}`), 404);
+  });
+
+  it('when the contact toggles the status, then it only resolves, with an activity naming the contact', async () => {
+    const v = visitor();
+    const conv = (await pub('POST', v.path, {})).body.id;
+    const res = await pub('POST', `${v.path}/${conv}/toggle_status`);
+    expect(res.body.status).toBe('resolved');
+    expect((await pub('POST', `${v.path}/${conv}/toggle_status`)).body.status).toBe('resolved');
+    const activity = (await h.call('GET', `/api/v1/accounts/${acc.accountId}/conversations/${conv}/messages`, { as: acc.admin })).body.payload.filter((m: any) => m.message_type === 2);
+    expect(activity.map((m: any) => m.content)).toEqual(['Conversation was resolved by Jane visitor']);
+    expect(res.body.messages).toEqual([]);
+    // A new message from the contact reopens it.
+    await pub('POST', `${v.path}/${conv}/messages`, { content: 'one more thing' });
+    expect((await pub('GET', `${v.path}/${conv}`)).body.status).toBe('open');
+  });
+
+  it('when the contact types and reads, then typing events, contact_last_seen_at and read receipts follow', async () => {
+    const v = visitor();
+    const conv = (await pub('POST', v.path, {})).body.id;
+    const reply = await h.call('POST', `/api/v1/accounts/${acc.accountId}/conversations/${conv}/messages`, { as: acc.admin, body: { content: 'Hi' } });
+    expect((await pub('POST', `${v.path}/${conv}/toggle_typing`, { typing_status: 'on' })).body).toEqual({});
+    await pub('POST', `${v.path}/${conv}/toggle_typing`, { typing_status: 'off' });
+    expectError(await pub('POST', `${v.path}/${conv}/toggle_typing`, { typing_status: 'maybe' }), 422, undefined, 'typing_status');
+    expect((await h.events(acc.accountId, 'conversation.typing_on', 'conversation.typing_off')).map((e) => e.type)).toEqual(['conversation.typing_on', 'conversation.typing_off']);
+    expect((await pub('POST', `${v.path}/${conv}/update_last_seen`)).body).toEqual({});
+    expect((await pub('GET', `${v.path}/${conv}`)).body.contact_last_seen_at).toBeGreaterThan(0);
+    const msgs = (await h.call('GET', `/api/v1/accounts/${acc.accountId}/conversations/${conv}/messages`, { as: acc.admin })).body.payload;
+    expect(msgs.find((m: any) => m.id === reply.body.id).status).toBe('read');
+    expect(await h.events(acc.accountId, 'conversation.read')).toHaveLength(1);
+  });
+
+  it('when a form message is answered, then submitted_values are stored; bad bodies are 422', async () => {
+    const v = visitor();
+    const conv = (await pub('POST', v.path, {})).body.id;
+    const form = await h.call('POST', `/api/v1/accounts/${acc.accountId}/conversations/${conv}/messages`, {
+      as: acc.admin,
+      body: { content: 'Pick one', content_type: 'input_select', content_attributes: { items: [{ title: 'A', value: 'a' }] } },
+    });
+    const res = await pub('PATCH', `${v.path}/${conv}/messages/${form.body.id}`, { submitted_values: [{ title: 'A', value: 'a' }] });
+    expect(res.status).toBe(200);
+    expect(res.body.content_attributes).toEqual({ items: [{ title: 'A', value: 'a' }], submitted_values: [{ title: 'A', value: 'a' }] });
+    expectError(await pub('PATCH', `${v.path}/${conv}/messages/${form.body.id}`, {}), 422, undefined, 'submitted_values');
+    expectError(await pub('POST', `${v.path}/${conv}/messages`, {}), 422, 'blank', 'content');
+    expectError(await pub('POST', `${v.path}/${conv}/messages`, { content: 5 }), 422, undefined, 'content');
+  });
+
+  it('when the contact sends a file, then it is an attachment the contact can fetch back', async () => {
+    const v = visitor();
+    const conv = (await pub('POST', v.path, {})).body.id;
+    const form = new FormData();
+    form.append('content', 'screenshot');
+    form.append('attachments[]', new Blob([Buffer.from('PNGDATA')], { type: 'image/png' }), 'shot.png');
+    const res = await h.call('POST', `/public/api/v1/inboxes${v.path}/${conv}/messages`, { as: anon, form });
+    expect(res.status).toBe(200);
+    expect(res.body.attachments).toHaveLength(1);
+    const att = res.body.attachments[0];
+    expect(att).toMatchObject({ file_type: 'image', extension: 'png', file_size: 7 });
+    expect(att.data_url).toBe(`/public/api/v1/inboxes${v.path}/${conv}/messages/${res.body.id}/attachments/${att.id}`);
+    const file = await h.call('GET', att.data_url, { as: anon });
+    expect(file.status).toBe(200);
+    expect(file.text).toBe('PNGDATA');
+  });
+});
