@@ -7,6 +7,12 @@ const flag = z.union([z.boolean(), z.enum(['true', 'false', '1', '0'])]).transfo
 export const automationConfigSchema = baseConfigSchema.extend({
   PORT: z.coerce.number().int().min(0).max(65535).default(3004),
   /**
+   * More attempts than the kernel's default: a rule event whose commands cannot reach the
+   * conversations service is retried with backoff (capped at 30 s) for about two and a half
+   * minutes before it is dead-lettered (`automation.rules.dead`, replayable).
+   */
+  CONSUMER_MAX_ATTEMPTS: z.coerce.number().int().min(1).max(50).default(12),
+  /**
    * Lets webhooks target private, loopback and link-local addresses. Off in production so an
    * administrator cannot make the service call into the internal network (SSRF).
    */
