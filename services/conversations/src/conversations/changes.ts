@@ -23,9 +23,10 @@ export async function emit(tx: Executor, cause: Cause, type: EventType, accountI
   await writeEvent(tx, cause.ctx, { type, accountId, data, changes: changes ?? null, causationId: cause.causationId ?? null });
 }
 
+/** The name activity messages give the actor (Chatwoot says "Automation System" for rules). */
 export function actorName(ctx: RequestContext): string {
-  if (ctx.actor.name) return ctx.actor.name;
   if (ctx.actor.type === 'automation_rule') return 'Automation System';
+  if (ctx.actor.name) return ctx.actor.name;
   return 'System';
 }
 

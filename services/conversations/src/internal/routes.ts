@@ -1,7 +1,12 @@
 import { Router } from 'express';
-import { NotFoundError, idParam } from '@parley/shared';
+import { NotFoundError, idParam, parseBody } from '@parley/shared';
+import { commandBody } from '../commands/schemas';
+import { runCommand } from '../commands/service';
+import { findConversation } from '../conversations/repository';
+import { conversationSnapshot } from '../common/snapshots';
 import type { AppDeps } from '../deps';
 import { inboxSnapshot } from '../common/snapshots';
+
 import { findInbox, findInboxByIdentifier } from '../inboxes/repository';
 
 const IDENTIFIER_RE = /^[A-Za-z0-9_-]{1,128}$/;
@@ -25,6 +30,19 @@ export function internalRouter(deps: AppDeps): Router {
     const inbox = await findInbox(pool, idParam(req, 'account_id', 'Account'), idParam(req, 'inbox_id', 'Inbox'));
     if (!inbox) throw new NotFoundError('Inbox', 'inbox_id');
     res.json(inboxSnapshot(inbox));
+  });
+
+  router.get('/accounts/:account_id/conversations/:conversation_id', async (req, res) => {
+    const conv = await findConversation(pool, idParam(req, 'account_id', 'Account'), idParam(req, 'conversation_id', 'Conversation'));
+    if (!conv) throw new NotFoundError('Conversation', 'conversation_id');
+    res.json(conversationSnapshot(conv));
+  });
+
+  router.post('/accounts/:account_id/conversations/:conversation_id/commands', async (req, res) => {
+    const accountId = idParam(req, 'account_id', 'Account');
+    const displayId = idParam(req, 'conversation_id', 'Conversation');
+    const input = parseBody(commandBody, req.body);
+    res.json(await runCommand(deps, req.ctx, accountId, displayId, input));
   });
 
   return router;

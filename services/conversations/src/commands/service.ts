@@ -1,0 +1,93 @@
+import { NotFoundError, ValidationError, withTransaction, type RequestContext } from '@parley/shared';
+import type { ConversationRow } from '../common/rows';
+import { priorityValue } from '../common/rows';
+import { conversationSnapshot } from '../common/snapshots';
+import { changeConversation, type Cause } from '../conversations/changes';
+import { findConversation, type ConversationPatch } from '../conversations/repository';
+import type { ConversationDeps } from '../conversations/service';
+import { createMessage } from '../messages/service';
+import type { Command, CommandInput } from './schemas';
+
+/**
+ * Automation's actions on a conversation (docs/contracts.md). Each idempotency key applies
+ * once: the receipt is written in the same transaction as the change, under the conversation's
+ * row lock, so a retried or concurrent duplicate finds it and changes nothing. The events a
+ * command causes carry the rule as actor and the triggering event as causation.
+ */
+export async function runCommand(
+  deps: ConversationDeps,
+  callerCtx: RequestContext,
+  accountId: number,
+  displayId: number,
+  input: CommandInput,
+): Promise<{ applied: boolean; conversation: Record<string, unknown> }> {
+  const ctx: RequestContext = { ...callerCtx, accountId, actor: { type: 'automation_rule', id: input.actor.id, name: input.actor.name ?? null }, role: null };
+  const cause: Cause = { ctx, causationId: input.causation_id ?? null };
+  const { command } = input;
+  // Agents and teams are checked before the lock (the check may ask the gateway).
+  if (command.type === 'assign_agent' && command.assignee_id !== null) {
+    if (!(await deps.projections.agents(ctx, accountId, [command.assignee_id], true)).has(command.assignee_id)) {
+      throw ValidationError.field('command.assignee_id', 'is not an agent of this account', 'not_found');
+    }
+  }
+  if (command.type === 'assign_team' && command.team_id !== null) {
+    if (!(await deps.projections.teams(ctx, accountId, [command.team_id], true)).has(command.team_id)) {
+      throw ValidationError.field('command.team_id', 'is not a team of this account', 'not_found');
+    }
+  }
+  return withTransaction(deps.pool, async (tx) => {
+    const conv = await findConversation(tx, accountId, displayId, { forUpdate: true });
+    if (!conv) throw new NotFoundError('Conversation', 'conversation_id');
+    const receipt = await tx.query(
+      'INSERT INTO command_receipts (account_id, idempotency_key, conversation_id, command_type) VALUES ($1, $2, $3, $4) ON CONFLICT DO NOTHING',
+      [accountId, input.idempotency_key, conv.id, command.type],
+    );
+    if (receipt.rowCount === 0) return { applied: false, conversation: conversationSnapshot(conv) };
+    const after = await apply(tx, cause, conv, command);
+    return { applied: true, conversation: conversationSnapshot(after) };
+  });
+}
+
+async function apply(tx: Parameters<typeof changeConversation>[0], cause: Cause, conv: ConversationRow, command: Command): Promise<ConversationRow> {
+  let patch: ConversationPatch;
+  switch (command.type) {
+    case 'add_labels':
+      patch = { labels: [...new Set([...conv.labels, ...command.labels])] };
+      break;
+    case 'remove_labels':
+      patch = { labels: conv.labels.filter((l) => !command.labels.includes(l)) };
+      break;
+    case 'assign_agent':
+      patch = { assignee_id: command.assignee_id };
+      break;
+    case 'assign_team':
+      patch = { team_id: command.team_id };
+      break;
+    case 'change_priority':
+      patch = { priority: priorityValue(command.priority) };
+      break;
+    case 'change_status': {
+      const until = command.status === 'snoozed' && command.snoozed_until ? new Date(command.snoozed_until) : null;
+      patch = { status: command.status, snoozed_until: until };
+      break;
+    }
+    case 'mute':
+      patch = { muted: true, status: 'resolved' };
+      break;
+    case 'send_message': {
+      // Chatwoot's automation message: outgoing, no sender, marked with the rule so it is not a human reply.
+      const { conversation } = await createMessage(tx, cause, conv, {
+        message_type: 1,
+        content: command.content,
+        content_type: 'text',
+        content_attributes: { automation_rule_id: cause.ctx.actor.id },
+        private: command.private,
+        source_id: null,
+        sender_type: null,
+        sender_id: null,
+      });
+      return conversation;
+    }
+  }
+  return changeConversation(tx, cause, conv, patch);
+}

@@ -1,0 +1,100 @@
+import { randomUUID } from 'node:crypto';
+import { waitFor } from '@parley/testkit';
+import { envelope } from './bus';
+import { createConversation, createInbox, expectError } from './fixtures';
+import { startHarness, type Harness, type TestAccount } from './harness';
+
+describe('automation commands (internal API)', () => {
+  let h: Harness;
+  let acc: TestAccount;
+  let inbox: any;
+  const automation = { actor: { type: 'service' as const, id: 'automation' }, role: null };
+  const rule = { type: 'automation_rule', id: 42, name: 'Refunds to billing' };
+
+  beforeAll(async () => {
+    h = await startHarness();
+  });
+  afterAll(() => h?.stop());
+  beforeEach(async () => {
+    acc = await h.account();
+    inbox = await createInbox(h, acc);
+  });
+
+  const run = (convId: number, command: Record<string, unknown>, key = randomUUID(), causation = randomUUID()) =>
+    h.call('POST', `/internal/accounts/${acc.accountId}/conversations/${convId}/commands`, {
+      as: automation,
+      body: { idempotency_key: key, actor: rule, causation_id: causation, command },
+    });
+
+  it('when a command is applied, then the answer has the new snapshot and its events carry the rule and the cause', async () => {
+    const conv = await createConversation(h, acc, inbox.id);
+    const cause = randomUUID();
+    const res = await run(conv.id, { type: 'add_labels', labels: ['billing', 'refund'] }, 'rule-42:event-1', cause);
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ applied: true, conversation: { id: conv.id, display_id: conv.id, labels: ['billing', 'refund'], status: 'open', inbox_id: inbox.id } });
+    const evs = (await h.events(acc.accountId)).filter((e) => e.causation_id === cause);
+    expect(evs.map((e) => e.type)).toEqual(['conversation.labels_changed', 'conversation.updated', 'message.created']);
+    for (const e of evs) expect(e.actor).toEqual(rule);
+    expect(evs[2].data.content).toBe('Automation System added billing, refund');
+  });
+
+  it('when the same idempotency key comes again, even concurrently, then the command runs once', async () => {
+    const conv = await createConversation(h, acc, inbox.id);
+    const key = `rule-42:${randomUUID()}`;
+    const results = await Promise.all([1, 2, 3].map(() => run(conv.id, { type: 'add_labels', labels: ['once'] }, key)));
+    expect(results.map((r) => r.status)).toEqual([200, 200, 200]);
+    expect(results.filter((r) => r.body.applied)).toHaveLength(1);
+    expect(results.every((r) => r.body.conversation.labels.includes('once'))).toBe(true);
+    await run(conv.id, { type: 'remove_labels', labels: ['once'] });
+    const again = await run(conv.id, { type: 'add_labels', labels: ['once'] }, key);
+    expect(again.body).toMatchObject({ applied: false, conversation: { labels: [] } });
+    expect(await h.events(acc.accountId, 'conversation.labels_changed')).toHaveLength(2);
+  });
+
+  it('when each kind of command runs, then the conversation changes accordingly', async () => {
+    const conv = await createConversation(h, acc, inbox.id);
+    const teamId = 9_000 + Math.floor(Math.random() * 1000);
+    await h.bus.publish(envelope('team.created', acc.accountId, { id: teamId, name: 'Billing', description: null, allow_auto_assign: false, account_id: acc.accountId }));
+    await waitFor(async () => (await h.svc.deps.pool.query('SELECT 1 FROM team_projections WHERE id = $1', [teamId])).rowCount, { what: 'team projected' });
+
+    expect((await run(conv.id, { type: 'assign_agent', assignee_id: acc.agentId })).body.conversation.assignee_id).toBe(acc.agentId);
+    expect((await run(conv.id, { type: 'assign_team', team_id: teamId })).body.conversation.team_id).toBe(teamId);
+    expect((await run(conv.id, { type: 'change_priority', priority: 'urgent' })).body.conversation.priority).toBe('urgent');
+    const until = new Date(Date.now() + 3_600_000).toISOString();
+    expect((await run(conv.id, { type: 'change_status', status: 'snoozed', snoozed_until: until })).body.conversation).toMatchObject({ status: 'snoozed', snoozed_until: until });
+    expect((await run(conv.id, { type: 'assign_agent', assignee_id: null })).body.conversation.assignee_id).toBeNull();
+    const sent = await run(conv.id, { type: 'send_message', content: 'We got your refund request', private: false });
+    expect(sent.body.applied).toBe(true);
+    const shown = (await h.call('GET', `/api/v1/accounts/${acc.accountId}/conversations/${conv.id}`, { as: acc.admin })).body;
+    // An automation reply is not a human first reply.
+    expect(shown.first_reply_created_at).toBe(0);
+    const messages = (await h.call('GET', `/api/v1/accounts/${acc.accountId}/conversations/${conv.id}/messages`, { as: acc.admin })).body.payload;
+    const auto = messages.find((m: any) => m.content === 'We got your refund request');
+    expect(auto).toMatchObject({ message_type: 1, sender_type: null, sender_id: null, content_attributes: { automation_rule_id: 42 } });
+    expect((await run(conv.id, { type: 'mute' })).body.conversation).toMatchObject({ muted: true, status: 'resolved' });
+  });
+
+  it('when the command is malformed, names an unknown conversation, or a stranger, then 422 or 404', async () => {
+    const conv = await createConversation(h, acc, inbox.id);
+    expectError(await run(conv.id, { type: 'explode' }), 422, undefined, 'command.type');
+    expectError(await run(conv.id, { type: 'add_labels', labels: [] }), 422, undefined, 'command.labels');
+    expectError(await run(conv.id, { type: 'change_priority', priority: 'none' }), 422, undefined, 'command.priority');
+    expectError(await run(999_999, { type: 'mute' }), 404, 'not_found');
+    expectError(
+      await h.call('POST', `/internal/accounts/${acc.accountId}/conversations/${conv.id}/commands`, { as: automation, body: { actor: rule, command: { type: 'mute' } } }),
+      422, undefined, 'idempotency_key',
+    );
+  });
+
+  it('when a peer asks for a conversation snapshot, then it gets the contract shape', async () => {
+    const conv = await createConversation(h, acc, inbox.id, { custom_attributes: { plan: 'pro' } });
+    const res = await h.call('GET', `/internal/accounts/${acc.accountId}/conversations/${conv.id}`, { as: automation });
+    expect(res.body).toEqual({
+      id: conv.id, display_id: conv.id, uuid: conv.uuid, account_id: acc.accountId, inbox_id: inbox.id, status: 'open', priority: null, labels: [],
+      assignee_id: null, team_id: null, contact_id: conv.meta.sender.id, contact_inbox_id: expect.any(Number), snoozed_until: null,
+      custom_attributes: { plan: 'pro' }, additional_attributes: {}, muted: false, waiting_since: conv.waiting_since, first_reply_created_at: null,
+      last_activity_at: expect.any(Number), created_at: conv.created_at,
+    });
+    expectError(await h.call('GET', `/internal/accounts/${acc.accountId + 1}/conversations/${conv.id}`, { as: automation }), 404);
+  });
+});
