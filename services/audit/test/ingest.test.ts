@@ -6,8 +6,8 @@ import { AUDIT_RULES, REDACTED } from '../src/audit-logs/mapping';
 import { conversationSnapshot, createBus, envelope, type TestBus } from './bus';
 
 /*
- * The consumer fed straight from the bus. Prefetch 1 makes the single consumer handle
- * messages in publish order, so once a marker published last is recorded, everything
+ * The consumer fed straight from the bus. The single ingest worker writes its batches one
+ * after the other in arrival order, so once a marker published last is recorded, everything
  * published before it has been handled (recorded, skipped or dead-lettered).
  */
 describe('audit consumer: one entry per auditable event', () => {
@@ -19,7 +19,7 @@ describe('audit consumer: one entry per auditable event', () => {
 
   beforeAll(async () => {
     env = await createTestEnv();
-    svc = await startTestService(auditService, auditConfigSchema.parse({ ...env.config, CONSUMER_PREFETCH: 1, CONSUMER_MAX_ATTEMPTS: 2 }));
+    svc = await startTestService(auditService, auditConfigSchema.parse({ ...env.config, CONSUMER_MAX_ATTEMPTS: 2 }));
     bus = createBus(env.namespace);
   });
   afterAll(async () => {
