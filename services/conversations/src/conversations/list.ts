@@ -81,23 +81,29 @@ export function buildWhere(f: ListFilter): { where: string[]; values: unknown[] 
   return { where, values };
 }
 
-export async function countConversations(db: Executor, f: ListFilter): Promise<Counts> {
+/** The meta counts' query (exported so scripts/explain.js explains exactly this SQL). */
+export function countQuery(f: ListFilter): { text: string; values: unknown[] } {
   const { where, values } = buildWhere(f);
   values.push(f.userId ?? -1);
   const me = `$${values.length}`;
-  const { rows } = await db.query<{ mine: number; unassigned: number; all: number }>(
-    `SELECT count(*) FILTER (WHERE c.assignee_id = ${me})::int AS mine,
+  return {
+    text: `SELECT count(*) FILTER (WHERE c.assignee_id = ${me})::int AS mine,
             count(*) FILTER (WHERE c.assignee_id IS NULL)::int AS unassigned,
             count(*)::int AS all
        FROM conversations c WHERE ${where.join(' AND ')}`,
     values,
-  );
+  };
+}
+
+export async function countConversations(db: Executor, f: ListFilter): Promise<Counts> {
+  const q = countQuery(f);
+  const { rows } = await db.query<{ mine: number; unassigned: number; all: number }>(q.text, q.values);
   const r = rows[0] ?? { mine: 0, unassigned: 0, all: 0 };
   return { mine_count: r.mine, assigned_count: r.all - r.unassigned, unassigned_count: r.unassigned, all_count: r.all };
 }
 
 /** One page (or, with `updated_within`, everything), in the requested order. */
-export async function listConversations(db: Executor, f: ListFilter, sortBy: SortBy, page: number | null): Promise<ConversationRow[]> {
+export function listQuery(f: ListFilter, sortBy: SortBy, page: number | null): { text: string; values: unknown[] } {
   const { where, values } = buildWhere(f);
   if (f.assigneeType === 'me') {
     values.push(f.userId ?? -1);
@@ -109,6 +115,11 @@ export async function listConversations(db: Executor, f: ListFilter, sortBy: Sor
     values.push(PAGE_SIZE, (page - 1) * PAGE_SIZE);
     paging = ` LIMIT $${values.length - 1} OFFSET $${values.length}`;
   }
-  const { rows } = await db.query<ConversationRow>(`SELECT c.* FROM conversations c WHERE ${where.join(' AND ')} ORDER BY ${SORTS[sortBy]}${paging}`, values);
+  return { text: `SELECT c.* FROM conversations c WHERE ${where.join(' AND ')} ORDER BY ${SORTS[sortBy]}${paging}`, values };
+}
+
+export async function listConversations(db: Executor, f: ListFilter, sortBy: SortBy, page: number | null): Promise<ConversationRow[]> {
+  const q = listQuery(f, sortBy, page);
+  const { rows } = await db.query<ConversationRow>(q.text, q.values);
   return rows;
 }
