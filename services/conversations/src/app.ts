@@ -2,6 +2,7 @@ import { Router, type Express } from 'express';
 import { createServiceApp, requireAccount, type ServiceDeps } from '@parley/shared';
 import type { ConversationsConfig } from './config';
 import { appDeps, type AppDeps } from './deps';
+import { nulGuard } from './common/nul-guard';
 import { cannedResponsesRouter } from './canned-responses/routes';
 import { conversationsRouter } from './conversations/routes';
 import { labelsRouter } from './labels/routes';
@@ -13,6 +14,7 @@ import { publicRouter } from './public/routes';
 export function createApp(deps: ServiceDeps<ConversationsConfig> | AppDeps): Express {
   const d = 'peers' in deps ? deps : appDeps(deps);
   return createServiceApp(d, (app) => {
+    app.use(nulGuard);
     const account = Router({ mergeParams: true });
     account.use(requireAccount);
     account.use(inboxesRouter(d));

@@ -1,7 +1,6 @@
 import { Router, type RequestHandler } from 'express';
-import { NotFoundError, accountIdOf, diff, idParam, parseBody, parseQuery, withTransaction, writeEvent } from '@parley/shared';
+import { NotFoundError, accountIdOf, diff, idParam, parseBody, parseQuery, unwrap, withTransaction, writeEvent } from '@parley/shared';
 import type { AppDeps } from '../deps';
-import { unwrap } from '../common/validation';
 import {
   deleteCannedResponseRow, findCannedResponse, insertCannedResponse, listCannedResponses, updateCannedResponseRow, type CannedResponseRow,
 } from './repository';

@@ -1,17 +1,5 @@
 import { z } from 'zod';
 
-/**
- * Chatwoot reads JSON params both wrapped (`{"canned_response": {...}}`) and flat (Rails'
- * wrap_parameters): accept both, the wrapped object winning when it is present.
- */
-export function unwrap(body: unknown, key: string): unknown {
-  if (body && typeof body === 'object' && !Array.isArray(body)) {
-    const inner = (body as Record<string, unknown>)[key];
-    if (inner && typeof inner === 'object' && !Array.isArray(inner)) return inner;
-  }
-  return body;
-}
-
 export const MAX_INT = 2_147_483_647;
 
 /** A record id in a body: a JSON number, or a numeric string (multipart and form clients send strings). */

@@ -1,7 +1,6 @@
 import { Router, type RequestHandler } from 'express';
-import { NotFoundError, accountIdOf, diff, idParam, parseBody, requireRole, withTransaction, writeEvent } from '@parley/shared';
+import { NotFoundError, accountIdOf, diff, idParam, parseBody, unwrap, requireRole, withTransaction, writeEvent } from '@parley/shared';
 import type { AppDeps } from '../deps';
-import { unwrap } from '../common/validation';
 import { deleteLabelRow, findLabel, insertLabel, listLabels, renameOnConversations, updateLabelRow, type LabelRow } from './repository';
 import { createLabelBody, updateLabelBody, type LabelResponse } from './schemas';
 

@@ -2,6 +2,7 @@ import type { Request, RequestHandler } from 'express';
 import multer from 'multer';
 import { BadRequestError, PayloadTooLargeError, ValidationError } from '@parley/shared';
 import type { UploadedFile } from './service';
+import { assertNoNulInBody } from '../common/nul-guard';
 
 const MAX_FILES = 10;
 
@@ -17,6 +18,11 @@ export function multipartBody(config: { ATTACHMENT_MAX_BYTES: number }): Request
       if (!err) {
         const stray = ((req.files as Express.Multer.File[] | undefined) ?? []).find((f) => !/^attachments(\[\d*\])?$/.test(f.fieldname));
         if (stray) return next(ValidationError.field(stray.fieldname, 'is not a file field (use attachments[])', 'unexpected_file'));
+        try {
+          assertNoNulInBody(req.body);
+        } catch (e) {
+          return next(e);
+        }
         return next();
       }
       if (err instanceof multer.MulterError) {

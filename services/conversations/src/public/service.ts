@@ -29,7 +29,7 @@ export async function inboxByIdentifier(db: Executor, identifier: string | undef
  */
 export async function resolveScope(deps: { pool: Pool; peers: Peers }, ctx: RequestContext, identifier: string | undefined, sourceId: string | undefined): Promise<PublicScope> {
   const inbox = await inboxByIdentifier(deps.pool, identifier);
-  if (!sourceId || sourceId.length > 255) throw new NotFoundError('Contact', 'contact_identifier');
+  if (!sourceId || sourceId.length > 255 || sourceId.includes('\u0000')) throw new NotFoundError('Contact', 'contact_identifier');
   let found: { contact_inbox: ContactInbox; contact: ContactSnapshot };
   try {
     found = await deps.peers.contactInbox({ ...ctx, accountId: inbox.account_id }, inbox.id, sourceId);
