@@ -309,6 +309,31 @@ describe('conversations (service level)', () => {
       expect((await h.events(acc.accountId, 'assignee.changed')).filter((e) => e.causation_id === ev.id)).toHaveLength(1);
     });
 
+    it('when a contact is updated or blocked, then the conversations show the new sender and muted', async () => {
+      const contact = h.stub.addContact(acc.accountId, { name: 'Old Name' });
+      const conv = (await h.call('POST', `${base()}/conversations`, { as: acc.admin, body: { inbox_id: inbox.id, contact_id: contact.id } })).body;
+      expect(conv.meta.sender.name).toBe('Old Name');
+      await h.bus.publish(envelope('contact.updated', acc.accountId, { ...contact, name: 'New Name', blocked: true }));
+      const seen = await waitFor(async () => {
+        const c = (await h.call('GET', `${base()}/conversations/${conv.id}`, { as: acc.admin })).body;
+        return c.meta.sender.name === 'New Name' ? c : null;
+      }, { what: 'contact projection updated' });
+      expect(seen.muted).toBe(true);
+      expect(seen.meta.sender.blocked).toBe(true);
+    });
+
+    it('when a team is deleted, then its conversations lose the team', async () => {
+      const teamId = 8_000 + Math.floor(Math.random() * 1000);
+      const team = { id: teamId, name: 'Night shift', description: null, allow_auto_assign: false, account_id: acc.accountId };
+      await h.bus.publish(envelope('team.created', acc.accountId, team));
+      await waitFor(async () => (await h.svc.deps.pool.query('SELECT 1 FROM team_projections WHERE id = $1', [teamId])).rowCount, { what: 'team projected' });
+      const conv = await createConversation(h, acc, inbox.id, { team_id: teamId });
+      expect(conv.meta.team).toMatchObject({ id: teamId, name: 'Night shift' });
+      await h.bus.publish(envelope('team.deleted', acc.accountId, team));
+      await waitFor(async () => (await h.call('GET', `${base()}/conversations/${conv.id}`, { as: acc.admin })).body.meta.team === undefined, { what: 'team cleared' });
+      expect((await h.events(acc.accountId, 'team.changed')).at(-1).changes).toEqual({ team_id: [teamId, null] });
+    });
+
     it('when a malformed identity event arrives, then it is dead-lettered', async () => {
       const ev = envelope('agent.removed', acc.accountId, { id: 'not-a-number' as unknown as number });
       await h.bus.publish(ev);
