@@ -298,6 +298,18 @@ describe('conversations (service level)', () => {
       await waitFor(async () => (await h.call('GET', `${base()}/conversations/${conv.id}`, { as: acc.admin })).body.meta.assignee === null, { what: 'unassigned' });
       const changed = (await h.events(acc.accountId, 'assignee.changed')).at(-1);
       expect(changed).toMatchObject({ causation_id: ev.id, changes: { assignee_id: [acc.agentId, null] } });
+      // Gone from the account: cannot be assigned again, but earlier messages keep their author.
+      expectError(await h.call('POST', `${base()}/conversations/${conv.id}/assignments`, { as: acc.admin, body: { assignee_id: acc.agentId } }), 422, 'not_found', 'assignee_id');
+    });
+
+    it('when an agent who wrote messages is removed, then the messages still name them', async () => {
+      const conv = await createConversation(h, acc, inbox.id);
+      await addMember(h, acc, inbox.id, acc.agentId);
+      await h.call('POST', `${base()}/conversations/${conv.id}/messages`, { as: acc.agent, body: { content: 'signed by me' } });
+      await h.bus.publish(envelope('agent.removed', acc.accountId, agentData(acc.accountId, acc.agentId)));
+      await waitFor(async () => (await h.svc.deps.pool.query(`SELECT 1 FROM agent_projections WHERE id = $1 AND data->>'removed' = 'true'`, [acc.agentId])).rowCount, { what: 'agent marked removed' });
+      const msgs = (await h.call('GET', `${base()}/conversations/${conv.id}/messages`, { as: acc.admin })).body.payload;
+      expect(msgs.find((m: any) => m.content === 'signed by me').sender).toMatchObject({ id: acc.agentId, name: `Agent ${acc.agentId}` });
     });
 
     it('when the same event is delivered twice, then the cascade happens once', async () => {

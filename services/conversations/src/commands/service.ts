@@ -26,7 +26,7 @@ export async function runCommand(
   const { command } = input;
   // Agents and teams are checked before the lock (the check may ask the gateway).
   if (command.type === 'assign_agent' && command.assignee_id !== null) {
-    if (!(await deps.projections.agents(ctx, accountId, [command.assignee_id], true)).has(command.assignee_id)) {
+    if (!(await deps.projections.memberAgents(ctx, accountId, [command.assignee_id])).has(command.assignee_id)) {
       throw ValidationError.field('command.assignee_id', 'is not an agent of this account', 'not_found');
     }
   }

@@ -81,7 +81,7 @@ export async function contactConversations(deps: ConversationDeps, ctx: RequestC
 
 /** The agent must be a member of the account (the gateway's word, through the projection). */
 async function requireAgent(deps: ConversationDeps, ctx: RequestContext, accountId: number, id: number, field: string): Promise<Agent> {
-  const agent = (await deps.projections.agents(ctx, accountId, [id], true)).get(id);
+  const agent = (await deps.projections.memberAgents(ctx, accountId, [id])).get(id);
   if (!agent) throw ValidationError.field(field, 'is not an agent of this account', 'not_found');
   return agent;
 }

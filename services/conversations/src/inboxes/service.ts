@@ -78,7 +78,7 @@ function memberEvent(m: InboxMemberRow): Record<string, unknown> {
 export async function inboxMembers(deps: InboxDeps, ctx: RequestContext, accountId: number, inboxId: number): Promise<AgentResponse[]> {
   const members = await listMembers(deps.pool, accountId, inboxId);
   const agents = await deps.projections.agents(ctx, accountId, members.map((m) => m.user_id));
-  return members.filter((m) => agents.has(m.user_id)).map((m) => agentPartial(agents.get(m.user_id), m.user_id));
+  return members.filter((m) => agents.has(m.user_id) && agents.get(m.user_id)?.['removed'] !== true).map((m) => agentPartial(agents.get(m.user_id), m.user_id));
 }
 
 /**
@@ -97,7 +97,7 @@ export async function changeInboxMembers(
   const inbox = await findInbox(deps.pool, accountId, inboxId);
   if (!inbox) throw new NotFoundError('Inbox', 'inbox_id');
   if (mode !== 'remove') {
-    const agents = await deps.projections.agents(ctx, accountId, userIds, true);
+    const agents = await deps.projections.memberAgents(ctx, accountId, userIds);
     const unknown = userIds.filter((id) => !agents.has(id));
     if (unknown.length > 0) throw ValidationError.field('user_ids', `are not agents of this account: ${unknown.join(', ')}`, 'not_found');
   }

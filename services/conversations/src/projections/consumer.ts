@@ -46,7 +46,7 @@ async function removeContactConversations(tx: PoolClient, event: EventEnvelope, 
 }
 
 /** `agent.removed`: unassigned everywhere in the account, and out of every inbox (Chatwoot's AccountUser#remove_user_from_account). */
-async function removeAgent(tx: PoolClient, event: EventEnvelope, accountId: number, userId: number): Promise<void> {
+async function removeAgent(tx: PoolClient, event: EventEnvelope, accountId: number, userId: number, data: Record<string, unknown>): Promise<void> {
   const cause = causeOf(event, accountId);
   for (const c of await lockConversations(tx, 'account_id = $1 AND assignee_id = $2', [accountId, userId])) {
     await changeConversation(tx, cause, c, { assignee_id: null });
@@ -57,7 +57,8 @@ async function removeAgent(tx: PoolClient, event: EventEnvelope, accountId: numb
   );
   for (const m of rows) await writeEvent(tx, cause.ctx, { type: 'inbox_member.removed', accountId, data: m, causationId: event.id });
   await tx.query('DELETE FROM team_member_projections WHERE account_id = $1 AND user_id = $2', [accountId, userId]);
-  await deleteProjection(tx, 'agent_projections', accountId, userId);
+  // Kept, marked removed: their old messages still show who wrote them.
+  await upsertProjection(tx, 'agent_projections', accountId, userId, { ...data, removed: true }, event.occurred_at);
 }
 
 /** `team.deleted`: Chatwoot nullifies the team of its conversations. */
@@ -116,7 +117,7 @@ export async function handleProjectionEvent(tx: PoolClient, event: EventEnvelope
     }
     case 'agent.removed': {
       const d = parse(record, event);
-      await removeAgent(tx, event, accountOf(event, d), d.id);
+      await removeAgent(tx, event, accountOf(event, d), d.id, d);
       return;
     }
     case 'user.updated': {

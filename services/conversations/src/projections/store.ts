@@ -82,6 +82,15 @@ export class Projections {
     return this.readThrough<Team>('team_projections', ctx, accountId, ids, (id) => this.peers.team(ctx, accountId, id), strict);
   }
 
+  /**
+   * Current members only: a removed agent stays in the projection (marked `removed`) so old
+   * messages keep their sender's name, but cannot be assigned or added to an inbox.
+   */
+  async memberAgents(ctx: RequestContext, accountId: number, ids: Array<number | null | undefined>): Promise<Map<number, Agent>> {
+    const all = await this.agents(ctx, accountId, ids, true);
+    return new Map([...all].filter(([, a]) => a['removed'] !== true));
+  }
+
   bots(ctx: RequestContext, accountId: number, ids: Array<number | null | undefined>): Promise<Map<number, AgentBot>> {
     return this.readThrough<AgentBot>('agent_bot_projections', ctx, accountId, ids, (id) => this.peers.agentBot(ctx, accountId, id));
   }
