@@ -115,6 +115,26 @@ export interface paths {
         patch: operations["updateAgent"];
         trace?: never;
     };
+    "/api/v1/accounts/{account_id}/audit_logs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List audit log entries (SPEC operation 10)
+         * @description Administrators only (403 otherwise). Newest first, 25 a page. When the account's `audit_logs` feature is off the answer is 403 with code `feature_disabled` (Chatwoot answers an empty list); entries are recorded either way. Beyond Chatwoot: filters by auditable type, action, user and time range; an unknown or malformed parameter is 400.
+         */
+        get: operations["listAuditLogs"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/accounts/{account_id}/automation_rules": {
         parameters: {
             query?: never;
@@ -190,6 +210,52 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/accounts/{account_id}/canned_responses": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List canned responses
+         * @description `search` matches short code or content; short codes starting with it first.
+         */
+        get: operations["listCannedResponses"];
+        put?: never;
+        /**
+         * Create a canned response
+         * @description Any member. Flat or wrapped in `canned_response`. Short codes are unique per account (409).
+         */
+        post: operations["createCannedResponse"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/accounts/{account_id}/canned_responses/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /** Update a canned response (same as PATCH) */
+        put: operations["replaceCannedResponse"];
+        post?: never;
+        /**
+         * Delete canned response
+         * @description SPEC op 11. Any member, agents included.
+         */
+        delete: operations["deleteCannedResponse"];
+        options?: never;
+        head?: never;
+        /** Update a canned response */
+        patch: operations["updateCannedResponse"];
+        trace?: never;
+    };
     "/api/v1/accounts/{account_id}/contact_inboxes/filter": {
         parameters: {
             query?: never;
@@ -225,6 +291,23 @@ export interface paths {
          * @description With `inbox_id` the contact also gets a contact inbox there (`source_id` given or a new UUID). Email and phone number (E.164) are checked; email, phone number and identifier are unique in the account (409 naming the field). `avatar` may be uploaded as multipart/form-data (PNG, JPEG, GIF or WebP).
          */
         post: operations["createContact"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/accounts/{account_id}/contacts/{contact_id}/conversations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The newest conversations of a contact */
+        get: operations["listContactConversations"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -387,6 +470,435 @@ export interface paths {
         options?: never;
         head?: never;
         patch?: never;
+        trace?: never;
+    };
+    "/api/v1/accounts/{account_id}/conversations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List conversations
+         * @description SPEC op 1. 25 a page, newest activity first by default. `meta` counts see every filter but `assignee_type`. `status` is ignored when `q` is given (Chatwoot). Agents see the conversations of their inboxes. Unknown or malformed parameters are 400.
+         */
+        get: operations["listConversations"];
+        put?: never;
+        /**
+         * Create a conversation
+         * @description SPEC op 4. `inbox_id` with `contact_id` (the contact inbox is found or created; `source_id` optional) or with `source_id` of an existing contact inbox. `message` is the initial message (outgoing from the caller unless `message_type` says otherwise). Answers the full conversation.
+         */
+        post: operations["createConversation"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/accounts/{account_id}/conversations/{conversation_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Show a conversation */
+        get: operations["getConversation"];
+        /** Update a conversation (same as PATCH) */
+        put: operations["replaceConversation"];
+        post?: never;
+        /**
+         * Delete a conversation
+         * @description Administrators only.
+         */
+        delete: operations["deleteConversation"];
+        options?: never;
+        head?: never;
+        /** Update a conversation (priority) */
+        patch: operations["updateConversation"];
+        trace?: never;
+    };
+    "/api/v1/accounts/{account_id}/conversations/{conversation_id}/assignments": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Assign an agent or a team
+         * @description `assignee_id` (null unassigns) answers the agent or null; otherwise `team_id` (null unassigns the team) answers the team or null.
+         */
+        post: operations["assignConversation"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/accounts/{account_id}/conversations/{conversation_id}/custom_attributes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Replace the custom attributes */
+        post: operations["setConversationCustomAttributes"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/accounts/{account_id}/conversations/{conversation_id}/labels": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The labels of a conversation */
+        get: operations["listConversationLabels"];
+        put?: never;
+        /**
+         * Add labels to a conversation
+         * @description SPEC op 6: the list replaces the conversation's labels.
+         */
+        post: operations["setConversationLabels"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/accounts/{account_id}/conversations/{conversation_id}/messages": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List messages
+         * @description The newest 20, oldest first; `before` gives the 20 before a message id, `after` up to 100 after one.
+         */
+        get: operations["listMessages"];
+        put?: never;
+        /**
+         * Create a message
+         * @description Outgoing from the caller by default; `message_type: "incoming"` is from the contact and reopens a resolved or snoozed conversation. `private: true` is a note. Files come as multipart `attachments[]`.
+         */
+        post: operations["createMessage"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/accounts/{account_id}/conversations/{conversation_id}/messages/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Delete a message (softly)
+         * @description The text becomes "This message was deleted" and the files go.
+         */
+        delete: operations["deleteMessage"];
+        options?: never;
+        head?: never;
+        /** Update a message */
+        patch: operations["updateMessage"];
+        trace?: never;
+    };
+    "/api/v1/accounts/{account_id}/conversations/{conversation_id}/messages/{message_id}/attachments/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Download an attachment */
+        get: operations["downloadAttachment"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/accounts/{account_id}/conversations/{conversation_id}/mute": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Mute (and resolve) a conversation */
+        post: operations["muteConversation"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/accounts/{account_id}/conversations/{conversation_id}/toggle_priority": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Set the priority
+         * @description SPEC op 7. `none` (or null, or no value) clears it.
+         */
+        post: operations["toggleConversationPriority"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/accounts/{account_id}/conversations/{conversation_id}/toggle_status": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Change or toggle the status
+         * @description With `status` (`open`, `resolved`, `pending`, `snoozed` with `snoozed_until` in unix seconds or ISO-8601) it is set; without, open and resolved alternate. A snoozed conversation reopens by itself when the time comes.
+         */
+        post: operations["toggleConversationStatus"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/accounts/{account_id}/conversations/{conversation_id}/unmute": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Unmute a conversation */
+        post: operations["unmuteConversation"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/accounts/{account_id}/conversations/{conversation_id}/unread": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Mark the last incoming message unread */
+        post: operations["markConversationUnread"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/accounts/{account_id}/conversations/{conversation_id}/update_last_seen": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Mark the conversation read by the caller */
+        post: operations["markConversationSeen"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/accounts/{account_id}/conversations/meta": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Conversation counts
+         * @description The `meta` of the list for the same filters.
+         */
+        get: operations["getConversationCounts"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/accounts/{account_id}/inbox_members": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /** Replace the agents of an inbox (same as PATCH) */
+        put: operations["replaceInboxMembers"];
+        /**
+         * Add agents to an inbox
+         * @description Administrators only. Every user must be an agent of the account (422 otherwise).
+         */
+        post: operations["addInboxMembers"];
+        /** Remove agents from an inbox */
+        delete: operations["removeInboxMembers"];
+        options?: never;
+        head?: never;
+        /** Replace the agents of an inbox */
+        patch: operations["setInboxMembers"];
+        trace?: never;
+    };
+    "/api/v1/accounts/{account_id}/inbox_members/{inbox_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List the agents of an inbox */
+        get: operations["listInboxMembers"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/accounts/{account_id}/inboxes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List inboxes
+         * @description Agents see the inboxes they are members of; administrators all (with `hmac_token`).
+         */
+        get: operations["listInboxes"];
+        put?: never;
+        /**
+         * Create an API inbox
+         * @description Administrators only. Only the API channel exists (`channel.type: "api"`). The answer carries `inbox_identifier` (for the public API) and `hmac_token`.
+         */
+        post: operations["createInbox"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/accounts/{account_id}/inboxes/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Show an inbox */
+        get: operations["getInbox"];
+        /** Update an inbox (same as PATCH) */
+        put: operations["replaceInbox"];
+        post?: never;
+        /**
+         * Delete an inbox
+         * @description Administrators only. Its conversations and messages go with it.
+         */
+        delete: operations["deleteInbox"];
+        options?: never;
+        head?: never;
+        /**
+         * Update an inbox
+         * @description Administrators only.
+         */
+        patch: operations["updateInbox"];
+        trace?: never;
+    };
+    "/api/v1/accounts/{account_id}/labels": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List labels */
+        get: operations["listLabels"];
+        put?: never;
+        /**
+         * Create a label
+         * @description Administrators only. Titles are letters, digits, `-` and `_`, stored lowercase, unique per account (409).
+         */
+        post: operations["createLabel"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/accounts/{account_id}/labels/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Show a label */
+        get: operations["getLabel"];
+        /** Update a label (same as PATCH) */
+        put: operations["replaceLabel"];
+        post?: never;
+        /** Delete a label */
+        delete: operations["deleteLabel"];
+        options?: never;
+        head?: never;
+        /**
+         * Update a label
+         * @description Administrators only. A new title is applied to the conversations that carry the old one.
+         */
+        patch: operations["updateLabel"];
         trace?: never;
     };
     "/api/v1/accounts/{account_id}/portals": {
@@ -923,6 +1435,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/public/api/v1/inboxes/{inbox_identifier}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Show an API inbox to its clients */
+        get: operations["getPublicInbox"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/public/api/v1/inboxes/{inbox_identifier}/contacts": {
         parameters: {
             query?: never;
@@ -969,6 +1498,159 @@ export interface paths {
          * @description Blank values are ignored, custom attributes merged; identifier is never changed here. An email or phone number another contact holds is 409.
          */
         patch: operations["publicUpdateContact"];
+        trace?: never;
+    };
+    "/public/api/v1/inboxes/{inbox_identifier}/contacts/{contact_identifier}/conversations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the contact's conversations
+         * @description Those of this contact inbox; every conversation of the contact when its identity is HMAC-verified.
+         */
+        get: operations["listPublicConversations"];
+        put?: never;
+        /** Start a conversation */
+        post: operations["createPublicConversation"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/public/api/v1/inboxes/{inbox_identifier}/contacts/{contact_identifier}/conversations/{conversation_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a single conversation (public)
+         * @description SPEC op 14. The chat messages only (no private notes, no activity), oldest first. A wrong inbox, contact or conversation is 404.
+         */
+        get: operations["getPublicConversation"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/public/api/v1/inboxes/{inbox_identifier}/contacts/{contact_identifier}/conversations/{conversation_id}/messages": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List messages
+         * @description The newest 20 chat messages, oldest first; `before` pages back.
+         */
+        get: operations["listPublicMessages"];
+        put?: never;
+        /**
+         * Send a message as the contact
+         * @description An incoming message; reopens a resolved or snoozed conversation. Files come as multipart `attachments[]`.
+         */
+        post: operations["createPublicMessage"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/public/api/v1/inboxes/{inbox_identifier}/contacts/{contact_identifier}/conversations/{conversation_id}/messages/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /** Answer a form or survey message */
+        patch: operations["updatePublicMessage"];
+        trace?: never;
+    };
+    "/public/api/v1/inboxes/{inbox_identifier}/contacts/{contact_identifier}/conversations/{conversation_id}/messages/{message_id}/attachments/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Download an attachment */
+        get: operations["downloadPublicAttachment"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/public/api/v1/inboxes/{inbox_identifier}/contacts/{contact_identifier}/conversations/{conversation_id}/toggle_status": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Resolve the conversation
+         * @description A contact can only resolve (Chatwoot); it reopens with their next message.
+         */
+        post: operations["resolvePublicConversation"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/public/api/v1/inboxes/{inbox_identifier}/contacts/{contact_identifier}/conversations/{conversation_id}/toggle_typing": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Say the contact is typing (or stopped) */
+        post: operations["togglePublicTyping"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/public/api/v1/inboxes/{inbox_identifier}/contacts/{contact_identifier}/conversations/{conversation_id}/update_last_seen": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Mark the conversation read by the contact */
+        post: operations["markPublicConversationSeen"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
         trace?: never;
     };
     "/public/api/v1/portals/{portal_slug}": {
@@ -1113,6 +1795,47 @@ export interface components {
             updated_at: number;
             views: number;
         };
+        AuditLogEntry: {
+            /** @enum {string} */
+            action: "create" | "update" | "destroy" | "sign_in" | "sign_out";
+            /** @description The account */
+            associated_id: number;
+            /** @constant */
+            associated_type: "Account";
+            /** @description The record as the event carried it (secrets redacted) */
+            auditable: {
+                [key: string]: unknown;
+            } | null;
+            auditable_id: number;
+            /** @description Chatwoot class name: Webhook, AutomationRule, AccountUser, Inbox, Article, ... */
+            auditable_type: string;
+            /** @description create/destroy: the record; update: {field: [before, after]} */
+            audited_changes: {
+                [key: string]: unknown;
+            };
+            comment: string | null;
+            /** @description Unix seconds */
+            created_at: number;
+            id: number;
+            remote_address: string | null;
+            /** @description The x-request-id of the request that made the change */
+            request_uuid: string | null;
+            user_id: number | null;
+            /** @description User, AgentBot, or the kind of system actor */
+            user_type: string | null;
+            /** @description The user's e-mail (or a bot's name) */
+            username: string | null;
+            /** @description Per auditable, 1 for its first entry */
+            version: number;
+        };
+        CannedResponse: {
+            account_id: number;
+            content: string;
+            created_at: string;
+            id: number;
+            short_code: string;
+            updated_at: string;
+        };
         Category: {
             account_id: number;
             /** @description Unix seconds */
@@ -1130,6 +1853,90 @@ export interface components {
             /** @description Unix seconds */
             updated_at: number;
         };
+        Conversation: {
+            account_id: number;
+            additional_attributes: {
+                [key: string]: unknown;
+            };
+            agent_last_seen_at: number;
+            applied_sla: {
+                [key: string]: unknown;
+            };
+            assignee_last_seen_at: number;
+            can_reply: boolean;
+            contact_last_seen_at: number;
+            created_at: number;
+            custom_attributes: {
+                [key: string]: unknown;
+            };
+            first_reply_created_at: number | null;
+            id: number;
+            inbox_id: number;
+            labels: string[];
+            last_activity_at: number;
+            last_non_activity_message: components["schemas"]["Message"] | null;
+            messages: components["schemas"]["Message"][];
+            meta: {
+                assignee: {
+                    account_id: number | null;
+                    auto_offline: boolean;
+                    availability_status: string;
+                    available_name: string;
+                    confirmed: boolean;
+                    custom_role_id: number | null;
+                    email: string | null;
+                    id: number;
+                    name: string;
+                    provider: string;
+                    role: string;
+                    thumbnail: string;
+                } | null;
+                /** @constant */
+                assignee_type?: "User";
+                channel: string;
+                hmac_verified: boolean;
+                sender: {
+                    additional_attributes: {
+                        [key: string]: unknown;
+                    };
+                    availability_status: string;
+                    blocked: boolean;
+                    created_at: number;
+                    custom_attributes: {
+                        [key: string]: unknown;
+                    };
+                    email: string | null;
+                    id: number;
+                    identifier: string | null;
+                    last_activity_at: number;
+                    name: string;
+                    phone_number: string | null;
+                    thumbnail: string | null;
+                };
+                team?: {
+                    account_id: number;
+                    allow_auto_assign: boolean;
+                    description: string | null;
+                    id: number;
+                    is_member: boolean;
+                    name: string;
+                };
+            };
+            muted: boolean;
+            priority: ("low" | "medium" | "high" | "urgent") | null;
+            sla_events: {
+                [key: string]: unknown;
+            }[];
+            sla_policy_id: number | null;
+            snoozed_until: number | null;
+            /** @enum {string} */
+            status: "open" | "resolved" | "pending" | "snoozed";
+            timestamp: number;
+            unread_count: number;
+            updated_at: number;
+            uuid: string;
+            waiting_since: number | null;
+        };
         /** @description Every error answer has this body. */
         Error: {
             /** @description Human-readable summary */
@@ -1141,6 +1948,104 @@ export interface components {
                 field: string;
                 message: string;
             }[];
+        };
+        Label: {
+            color: string;
+            description: string | null;
+            id: number;
+            show_on_sidebar: boolean;
+            title: string;
+        };
+        Message: {
+            account_id: number;
+            additional_attributes: {
+                [key: string]: unknown;
+            };
+            attachments?: components["schemas"]["MessageAttachment"][];
+            content: string | null;
+            content_attributes: {
+                [key: string]: unknown;
+            };
+            content_type: string | null;
+            conversation: {
+                assignee_id: number | null;
+                contact_inbox: {
+                    source_id: string | null;
+                };
+                last_activity_at: number;
+                unread_count: number;
+            };
+            conversation_id: number;
+            created_at: number;
+            echo_id?: string;
+            external_source_ids: {
+                [key: string]: unknown;
+            };
+            id: number;
+            inbox_id: number;
+            message_type: number;
+            private: boolean;
+            processed_message_content: string | null;
+            sender?: components["schemas"]["MessageSender"];
+            sender_id: number | null;
+            sender_type: string | null;
+            sentiment: {
+                [key: string]: unknown;
+            } | null;
+            source_id: string | null;
+            status: ("sent" | "delivered" | "read" | "failed") | null;
+            updated_at: string;
+        };
+        MessageAttachment: {
+            account_id: number;
+            coordinates_lat: number | null;
+            coordinates_long: number | null;
+            data_url: string;
+            extension: string | null;
+            fallback_title: string | null;
+            file_size: number;
+            file_type: string;
+            height: number | null;
+            id: number;
+            message_id: number;
+            meta: {
+                [key: string]: unknown;
+            };
+            thumb_url: string;
+            transcribed_text: string | null;
+            width: number | null;
+        };
+        MessageSender: {
+            additional_attributes: {
+                [key: string]: unknown;
+            };
+            blocked: boolean;
+            custom_attributes: {
+                [key: string]: unknown;
+            };
+            email: string | null;
+            id: number;
+            identifier: string | null;
+            name: string;
+            phone_number: string | null;
+            thumbnail: string;
+            /** @constant */
+            type: "contact";
+        } | {
+            availability_status: string;
+            available_name: string;
+            avatar_url: string;
+            id: number;
+            name: string;
+            thumbnail: string;
+            /** @constant */
+            type: "user";
+        } | {
+            avatar_url: string;
+            id: number;
+            name: string;
+            /** @enum {string} */
+            type: "agent_bot" | "captain_assistant";
         };
         Portal: {
             account_id: number;
@@ -1226,6 +2131,55 @@ export interface components {
             portal_id: number;
             position: number | null;
             slug: string;
+        };
+        PublicConversation: {
+            agent_last_seen_at: number;
+            contact: components["schemas"]["PublicConversationContact"];
+            contact_last_seen_at: number;
+            id: number;
+            inbox_id: number;
+            messages: components["schemas"]["PublicMessage"][];
+            /** @enum {string} */
+            status: "open" | "resolved" | "pending" | "snoozed";
+            uuid: string;
+        };
+        PublicConversationContact: {
+            account_id: number;
+            additional_attributes: {
+                [key: string]: unknown;
+            };
+            blocked: boolean;
+            company_id: number | null;
+            contact_type: string | null;
+            country_code: string | null;
+            created_at: string | null;
+            custom_attributes: {
+                [key: string]: unknown;
+            };
+            email: string | null;
+            id: number;
+            identifier: string | null;
+            label_list: string[];
+            last_activity_at: string | null;
+            last_name: string | null;
+            location: string | null;
+            middle_name: string | null;
+            name: string | null;
+            phone_number: string | null;
+            updated_at: string | null;
+        };
+        PublicMessage: {
+            attachments: components["schemas"]["MessageAttachment"][];
+            content: string | null;
+            content_attributes: {
+                [key: string]: unknown;
+            };
+            content_type: string | null;
+            conversation_id: number;
+            created_at: number;
+            id: number;
+            message_type: number;
+            sender?: components["schemas"]["MessageSender"];
         };
         PublicPortal: {
             color: string;
@@ -2183,6 +3137,54 @@ export interface operations {
             429: components["responses"]["TooManyRequests"];
         };
     };
+    listAuditLogs: {
+        parameters: {
+            query?: {
+                /** @description Only entries with this action */
+                action?: "create" | "update" | "destroy" | "sign_in" | "sign_out";
+                /** @description Only entries about this kind of record */
+                auditable_type?: "Account" | "AccountUser" | "AgentBot" | "Article" | "AutomationRule" | "CannedResponse" | "Category" | "Contact" | "Conversation" | "Inbox" | "InboxMember" | "Label" | "Portal" | "Team" | "TeamMember" | "Webhook";
+                /** @description Page number, 25 entries a page; default 1 */
+                page?: number;
+                /** @description Entries at or after this time: unix seconds, an ISO-8601 date-time, or a date (UTC) */
+                since?: string;
+                /** @description Entries at or before this time, inclusive at the precision given (a second, a day) */
+                until?: string;
+                /** @description Only entries made by this user (or agent bot) */
+                user_id?: number;
+            };
+            header?: never;
+            path: {
+                /** @description Numeric id of the account */
+                account_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page of entries */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        audit_logs: components["schemas"]["AuditLogEntry"][];
+                        current_page: number;
+                        per_page: number;
+                        total_entries: number;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+            504: components["responses"]["GatewayTimeout"];
+        };
+    };
     listAutomationRules: {
         parameters: {
             query?: never;
@@ -2712,6 +3714,190 @@ export interface operations {
             504: components["responses"]["GatewayTimeout"];
         };
     };
+    listCannedResponses: {
+        parameters: {
+            query?: {
+                search?: string;
+            };
+            header?: never;
+            path: {
+                /** @description Numeric id of the account */
+                account_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The canned responses */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CannedResponse"][];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+            504: components["responses"]["GatewayTimeout"];
+        };
+    };
+    createCannedResponse: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Numeric id of the account */
+                account_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    content: string;
+                    short_code: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The canned response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CannedResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["UnprocessableEntity"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+            504: components["responses"]["GatewayTimeout"];
+        };
+    };
+    replaceCannedResponse: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Numeric id of the account */
+                account_id: number;
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": {
+                    content?: string;
+                    short_code?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The canned response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CannedResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["UnprocessableEntity"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+            504: components["responses"]["GatewayTimeout"];
+        };
+    };
+    deleteCannedResponse: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Numeric id of the account */
+                account_id: number;
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": Record<string, never>;
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+            504: components["responses"]["GatewayTimeout"];
+        };
+    };
+    updateCannedResponse: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Numeric id of the account */
+                account_id: number;
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": {
+                    content?: string;
+                    short_code?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The canned response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CannedResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["UnprocessableEntity"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+            504: components["responses"]["GatewayTimeout"];
+        };
+    };
     filterContactInboxes: {
         parameters: {
             query?: never;
@@ -2970,6 +4156,38 @@ export interface operations {
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             422: components["responses"]["UnprocessableEntity"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+            504: components["responses"]["GatewayTimeout"];
+        };
+    };
+    listContactConversations: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Numeric id of the account */
+                account_id: number;
+                contact_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Up to 20 conversations */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        payload: components["schemas"]["Conversation"][];
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["ServiceUnavailable"];
             504: components["responses"]["GatewayTimeout"];
@@ -3742,6 +4960,1892 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+            504: components["responses"]["GatewayTimeout"];
+        };
+    };
+    listConversations: {
+        parameters: {
+            query?: {
+                assignee_type?: "me" | "unassigned" | "all" | "assigned";
+                conversation_type?: "unattended";
+                inbox_id?: number;
+                labels?: string | string[];
+                page?: number;
+                q?: string;
+                sort_by?: "last_activity_at_desc" | "latest" | "last_activity_at_asc" | "created_at_asc" | "sort_on_created_at" | "created_at_desc" | "priority_desc" | "sort_on_priority" | "priority_asc" | "waiting_since_asc" | "sort_on_waiting_since" | "waiting_since_desc";
+                source_id?: string;
+                status?: "all" | "open" | "resolved" | "pending" | "snoozed";
+                team_id?: number;
+                updated_within?: number;
+            };
+            header?: never;
+            path: {
+                /** @description Numeric id of the account */
+                account_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Counts and one page of conversations */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            meta: {
+                                all_count: number;
+                                assigned_count: number;
+                                mine_count: number;
+                                unassigned_count: number;
+                            };
+                            payload: components["schemas"]["Conversation"][];
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+            504: components["responses"]["GatewayTimeout"];
+        };
+    };
+    createConversation: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Numeric id of the account */
+                account_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                /**
+                 * @example {
+                 *       "inbox_id": 1,
+                 *       "contact_id": 1,
+                 *       "status": "open",
+                 *       "custom_attributes": {
+                 *         "plan": "pro"
+                 *       },
+                 *       "message": {
+                 *         "content": "Hello! How can we help?"
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    additional_attributes?: {
+                        [key: string]: unknown;
+                    };
+                    assignee_id?: (number | string) | null;
+                    contact_id?: number | string;
+                    custom_attributes?: {
+                        [key: string]: unknown;
+                    };
+                    hmac_verified?: boolean | ("0" | "1" | "true" | "false");
+                    inbox_id?: number | string;
+                    message?: {
+                        content?: string | null;
+                        content_attributes?: {
+                            [key: string]: unknown;
+                        };
+                        /** @enum {string} */
+                        content_type?: "text" | "input_text" | "input_textarea" | "input_email" | "input_select" | "cards" | "form" | "article" | "incoming_email" | "input_csat" | "integrations" | "sticker" | "voice_call";
+                        echo_id?: string;
+                        message_type?: ("incoming" | "outgoing" | "activity" | "template") | number | ("0" | "1" | "2" | "3");
+                        private?: boolean | ("0" | "1" | "true" | "false");
+                        source_id?: string;
+                    };
+                    snoozed_until?: (number | string) | null;
+                    source_id?: string;
+                    /** @enum {string} */
+                    status?: "open" | "resolved" | "pending" | "snoozed";
+                    team_id?: (number | string) | null;
+                };
+                "multipart/form-data": {
+                    additional_attributes?: {
+                        [key: string]: unknown;
+                    };
+                    assignee_id?: (number | string) | null;
+                    contact_id?: number | string;
+                    custom_attributes?: {
+                        [key: string]: unknown;
+                    };
+                    hmac_verified?: boolean | ("0" | "1" | "true" | "false");
+                    inbox_id?: number | string;
+                    message?: {
+                        content?: string | null;
+                        content_attributes?: {
+                            [key: string]: unknown;
+                        };
+                        /** @enum {string} */
+                        content_type?: "text" | "input_text" | "input_textarea" | "input_email" | "input_select" | "cards" | "form" | "article" | "incoming_email" | "input_csat" | "integrations" | "sticker" | "voice_call";
+                        echo_id?: string;
+                        message_type?: ("incoming" | "outgoing" | "activity" | "template") | number | ("0" | "1" | "2" | "3");
+                        private?: boolean | ("0" | "1" | "true" | "false");
+                        source_id?: string;
+                    };
+                    snoozed_until?: (number | string) | null;
+                    source_id?: string;
+                    /** @enum {string} */
+                    status?: "open" | "resolved" | "pending" | "snoozed";
+                    team_id?: (number | string) | null;
+                };
+            };
+        };
+        responses: {
+            /** @description The new conversation (a superset of SPEC's {id, account_id, inbox_id}) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Conversation"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["UnprocessableEntity"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+            504: components["responses"]["GatewayTimeout"];
+        };
+    };
+    getConversation: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Numeric id of the account */
+                account_id: number;
+                conversation_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The conversation */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Conversation"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+            504: components["responses"]["GatewayTimeout"];
+        };
+    };
+    replaceConversation: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Numeric id of the account */
+                account_id: number;
+                conversation_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": {
+                    priority?: ("urgent" | "high" | "medium" | "low" | "none") | null;
+                };
+            };
+        };
+        responses: {
+            /** @description The conversation */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Conversation"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["UnprocessableEntity"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+            504: components["responses"]["GatewayTimeout"];
+        };
+    };
+    deleteConversation: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Numeric id of the account */
+                account_id: number;
+                conversation_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": Record<string, never>;
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+            504: components["responses"]["GatewayTimeout"];
+        };
+    };
+    updateConversation: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Numeric id of the account */
+                account_id: number;
+                conversation_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": {
+                    priority?: ("urgent" | "high" | "medium" | "low" | "none") | null;
+                };
+            };
+        };
+        responses: {
+            /** @description The conversation */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Conversation"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["UnprocessableEntity"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+            504: components["responses"]["GatewayTimeout"];
+        };
+    };
+    assignConversation: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Numeric id of the account */
+                account_id: number;
+                conversation_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": {
+                    assignee_id?: (number | string) | null;
+                    /** @constant */
+                    assignee_type?: "User";
+                    team_id?: (number | string) | null;
+                };
+            };
+        };
+        responses: {
+            /** @description The assignee, the team, or null */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        account_id: number | null;
+                        auto_offline: boolean;
+                        availability_status: string;
+                        available_name: string;
+                        confirmed: boolean;
+                        custom_role_id: number | null;
+                        email: string | null;
+                        id: number;
+                        name: string;
+                        provider: string;
+                        role: string;
+                        thumbnail: string;
+                    } | {
+                        account_id: number;
+                        allow_auto_assign: boolean;
+                        description: string | null;
+                        id: number;
+                        name: string;
+                    } | null;
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["UnprocessableEntity"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+            504: components["responses"]["GatewayTimeout"];
+        };
+    };
+    setConversationCustomAttributes: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Numeric id of the account */
+                account_id: number;
+                conversation_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    custom_attributes: {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description The custom attributes now */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        custom_attributes: {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["UnprocessableEntity"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+            504: components["responses"]["GatewayTimeout"];
+        };
+    };
+    listConversationLabels: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Numeric id of the account */
+                account_id: number;
+                conversation_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The labels */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        payload: string[];
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+            504: components["responses"]["GatewayTimeout"];
+        };
+    };
+    setConversationLabels: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Numeric id of the account */
+                account_id: number;
+                conversation_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                /**
+                 * @example {
+                 *       "labels": [
+                 *         "billing",
+                 *         "vip"
+                 *       ]
+                 *     }
+                 */
+                "application/json": {
+                    labels?: string[];
+                };
+            };
+        };
+        responses: {
+            /** @description The labels now */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        payload: string[];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["UnprocessableEntity"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+            504: components["responses"]["GatewayTimeout"];
+        };
+    };
+    listMessages: {
+        parameters: {
+            query?: {
+                after?: number;
+                before?: number;
+            };
+            header?: never;
+            path: {
+                /** @description Numeric id of the account */
+                account_id: number;
+                conversation_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The messages */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        meta: {
+                            additional_attributes: {
+                                [key: string]: unknown;
+                            };
+                            agent_last_seen_at: number;
+                            assignee?: {
+                                [key: string]: unknown;
+                            };
+                            assignee_last_seen_at: number;
+                            contact: {
+                                [key: string]: unknown;
+                            };
+                            labels: string[];
+                        };
+                        payload: components["schemas"]["Message"][];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+            504: components["responses"]["GatewayTimeout"];
+        };
+    };
+    createMessage: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Numeric id of the account */
+                account_id: number;
+                conversation_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                /**
+                 * @example {
+                 *       "content": "Hi, how can we help?"
+                 *     }
+                 */
+                "application/json": {
+                    content?: string | null;
+                    content_attributes?: {
+                        [key: string]: unknown;
+                    };
+                    /** @enum {string} */
+                    content_type?: "text" | "input_text" | "input_textarea" | "input_email" | "input_select" | "cards" | "form" | "article" | "incoming_email" | "input_csat" | "integrations" | "sticker" | "voice_call";
+                    echo_id?: string;
+                    message_type?: ("incoming" | "outgoing" | "activity" | "template") | number | ("0" | "1" | "2" | "3");
+                    private?: boolean | ("0" | "1" | "true" | "false");
+                    source_id?: string;
+                };
+                "multipart/form-data": {
+                    content?: string | null;
+                    content_attributes?: {
+                        [key: string]: unknown;
+                    };
+                    /** @enum {string} */
+                    content_type?: "text" | "input_text" | "input_textarea" | "input_email" | "input_select" | "cards" | "form" | "article" | "incoming_email" | "input_csat" | "integrations" | "sticker" | "voice_call";
+                    echo_id?: string;
+                    message_type?: ("incoming" | "outgoing" | "activity" | "template") | number | ("0" | "1" | "2" | "3");
+                    private?: boolean | ("0" | "1" | "true" | "false");
+                    source_id?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The message */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["UnprocessableEntity"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+            504: components["responses"]["GatewayTimeout"];
+        };
+    };
+    deleteMessage: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Numeric id of the account */
+                account_id: number;
+                conversation_id: number;
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The message as it is now */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+            504: components["responses"]["GatewayTimeout"];
+        };
+    };
+    updateMessage: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Numeric id of the account */
+                account_id: number;
+                conversation_id: number;
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": {
+                    content?: string;
+                    content_attributes?: {
+                        [key: string]: unknown;
+                    };
+                    /** @enum {string} */
+                    status?: "sent" | "delivered" | "read" | "failed";
+                };
+            };
+        };
+        responses: {
+            /** @description The message */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["UnprocessableEntity"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+            504: components["responses"]["GatewayTimeout"];
+        };
+    };
+    downloadAttachment: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Numeric id of the account */
+                account_id: number;
+                conversation_id: number;
+                id: number;
+                message_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The file as uploaded (its own media type, sent as a download); not JSON. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+            504: components["responses"]["GatewayTimeout"];
+        };
+    };
+    muteConversation: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Numeric id of the account */
+                account_id: number;
+                conversation_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Done */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": Record<string, never>;
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+            504: components["responses"]["GatewayTimeout"];
+        };
+    };
+    toggleConversationPriority: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Numeric id of the account */
+                account_id: number;
+                conversation_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                /**
+                 * @example {
+                 *       "priority": "high"
+                 *     }
+                 */
+                "application/json": {
+                    priority?: ("urgent" | "high" | "medium" | "low" | "none") | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Done */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": Record<string, never>;
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["UnprocessableEntity"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+            504: components["responses"]["GatewayTimeout"];
+        };
+    };
+    toggleConversationStatus: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Numeric id of the account */
+                account_id: number;
+                conversation_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": {
+                    snoozed_until?: (number | string) | null;
+                    /** @enum {string} */
+                    status?: "open" | "resolved" | "pending" | "snoozed";
+                };
+            };
+        };
+        responses: {
+            /** @description The new status */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        meta: Record<string, never>;
+                        payload: {
+                            conversation_id: number;
+                            /** @enum {string} */
+                            current_status: "open" | "resolved" | "pending" | "snoozed";
+                            snoozed_until: number | null;
+                            success: boolean;
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["UnprocessableEntity"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+            504: components["responses"]["GatewayTimeout"];
+        };
+    };
+    unmuteConversation: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Numeric id of the account */
+                account_id: number;
+                conversation_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Done */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": Record<string, never>;
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+            504: components["responses"]["GatewayTimeout"];
+        };
+    };
+    markConversationUnread: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Numeric id of the account */
+                account_id: number;
+                conversation_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The conversation */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Conversation"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+            504: components["responses"]["GatewayTimeout"];
+        };
+    };
+    markConversationSeen: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Numeric id of the account */
+                account_id: number;
+                conversation_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The conversation */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Conversation"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+            504: components["responses"]["GatewayTimeout"];
+        };
+    };
+    getConversationCounts: {
+        parameters: {
+            query?: {
+                conversation_type?: "unattended";
+                inbox_id?: number;
+                labels?: string | string[];
+                q?: string;
+                source_id?: string;
+                status?: "all" | "open" | "resolved" | "pending" | "snoozed";
+                team_id?: number;
+            };
+            header?: never;
+            path: {
+                /** @description Numeric id of the account */
+                account_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The counts */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        meta: {
+                            all_count: number;
+                            assigned_count: number;
+                            mine_count: number;
+                            unassigned_count: number;
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+            504: components["responses"]["GatewayTimeout"];
+        };
+    };
+    replaceInboxMembers: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Numeric id of the account */
+                account_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    inbox_id: number | string;
+                    user_ids: (number | string)[];
+                };
+            };
+        };
+        responses: {
+            /** @description The members now */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        payload: {
+                            account_id: number | null;
+                            auto_offline: boolean;
+                            availability_status: string;
+                            available_name: string;
+                            confirmed: boolean;
+                            custom_role_id: number | null;
+                            email: string | null;
+                            id: number;
+                            name: string;
+                            provider: string;
+                            role: string;
+                            thumbnail: string;
+                        }[];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["UnprocessableEntity"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+            504: components["responses"]["GatewayTimeout"];
+        };
+    };
+    addInboxMembers: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Numeric id of the account */
+                account_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    inbox_id: number | string;
+                    user_ids: (number | string)[];
+                };
+            };
+        };
+        responses: {
+            /** @description The members now */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        payload: {
+                            account_id: number | null;
+                            auto_offline: boolean;
+                            availability_status: string;
+                            available_name: string;
+                            confirmed: boolean;
+                            custom_role_id: number | null;
+                            email: string | null;
+                            id: number;
+                            name: string;
+                            provider: string;
+                            role: string;
+                            thumbnail: string;
+                        }[];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["UnprocessableEntity"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+            504: components["responses"]["GatewayTimeout"];
+        };
+    };
+    removeInboxMembers: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Numeric id of the account */
+                account_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    inbox_id: number | string;
+                    user_ids: (number | string)[];
+                };
+            };
+        };
+        responses: {
+            /** @description The members now */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        payload: {
+                            account_id: number | null;
+                            auto_offline: boolean;
+                            availability_status: string;
+                            available_name: string;
+                            confirmed: boolean;
+                            custom_role_id: number | null;
+                            email: string | null;
+                            id: number;
+                            name: string;
+                            provider: string;
+                            role: string;
+                            thumbnail: string;
+                        }[];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["UnprocessableEntity"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+            504: components["responses"]["GatewayTimeout"];
+        };
+    };
+    setInboxMembers: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Numeric id of the account */
+                account_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    inbox_id: number | string;
+                    user_ids: (number | string)[];
+                };
+            };
+        };
+        responses: {
+            /** @description The members now */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        payload: {
+                            account_id: number | null;
+                            auto_offline: boolean;
+                            availability_status: string;
+                            available_name: string;
+                            confirmed: boolean;
+                            custom_role_id: number | null;
+                            email: string | null;
+                            id: number;
+                            name: string;
+                            provider: string;
+                            role: string;
+                            thumbnail: string;
+                        }[];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["UnprocessableEntity"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+            504: components["responses"]["GatewayTimeout"];
+        };
+    };
+    listInboxMembers: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Numeric id of the account */
+                account_id: number;
+                inbox_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The members */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        payload: {
+                            account_id: number | null;
+                            auto_offline: boolean;
+                            availability_status: string;
+                            available_name: string;
+                            confirmed: boolean;
+                            custom_role_id: number | null;
+                            email: string | null;
+                            id: number;
+                            name: string;
+                            provider: string;
+                            role: string;
+                            thumbnail: string;
+                        }[];
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+            504: components["responses"]["GatewayTimeout"];
+        };
+    };
+    listInboxes: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Numeric id of the account */
+                account_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The inboxes */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        payload: {
+                            account_id: number;
+                            additional_attributes: {
+                                [key: string]: unknown;
+                            };
+                            allow_messages_after_resolved: boolean;
+                            auto_assignment_config: {
+                                [key: string]: unknown;
+                            };
+                            avatar_url: string;
+                            business_name: string | null;
+                            callback_webhook_url: string | null;
+                            channel_id: number;
+                            channel_type: string;
+                            csat_survey_enabled: boolean;
+                            enable_auto_assignment: boolean;
+                            enable_email_collect: boolean;
+                            greeting_enabled: boolean;
+                            greeting_message: string | null;
+                            hmac_mandatory: boolean;
+                            hmac_token?: string;
+                            id: number;
+                            inbox_identifier: string;
+                            lock_to_single_conversation: boolean;
+                            name: string;
+                            out_of_office_message: string | null;
+                            provider: string | null;
+                            sender_name_type: string;
+                            timezone: string;
+                            webhook_url: string | null;
+                            working_hours: unknown[];
+                            working_hours_enabled: boolean;
+                        }[];
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+            504: components["responses"]["GatewayTimeout"];
+        };
+    };
+    createInbox: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Numeric id of the account */
+                account_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "name": "Website",
+                 *       "channel": {
+                 *         "type": "api",
+                 *         "webhook_url": "https://example.com/hooks/parley"
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    allow_messages_after_resolved?: boolean;
+                    avatar_url?: string | "" | null;
+                    channel?: {
+                        additional_attributes?: {
+                            [key: string]: unknown;
+                        };
+                        hmac_mandatory?: boolean;
+                        /** @constant */
+                        type?: "api";
+                        webhook_url?: string | "" | null;
+                    };
+                    csat_survey_enabled?: boolean;
+                    enable_auto_assignment?: boolean;
+                    greeting_enabled?: boolean;
+                    greeting_message?: string | null;
+                    hmac_mandatory?: boolean;
+                    lock_to_single_conversation?: boolean;
+                    name: string;
+                    out_of_office_message?: string | null;
+                    timezone?: string;
+                    webhook_url?: string | "" | null;
+                    working_hours_enabled?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description The new inbox */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        account_id: number;
+                        additional_attributes: {
+                            [key: string]: unknown;
+                        };
+                        allow_messages_after_resolved: boolean;
+                        auto_assignment_config: {
+                            [key: string]: unknown;
+                        };
+                        avatar_url: string;
+                        business_name: string | null;
+                        callback_webhook_url: string | null;
+                        channel_id: number;
+                        channel_type: string;
+                        csat_survey_enabled: boolean;
+                        enable_auto_assignment: boolean;
+                        enable_email_collect: boolean;
+                        greeting_enabled: boolean;
+                        greeting_message: string | null;
+                        hmac_mandatory: boolean;
+                        hmac_token?: string;
+                        id: number;
+                        inbox_identifier: string;
+                        lock_to_single_conversation: boolean;
+                        name: string;
+                        out_of_office_message: string | null;
+                        provider: string | null;
+                        sender_name_type: string;
+                        timezone: string;
+                        webhook_url: string | null;
+                        working_hours: unknown[];
+                        working_hours_enabled: boolean;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["UnprocessableEntity"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+            504: components["responses"]["GatewayTimeout"];
+        };
+    };
+    getInbox: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Numeric id of the account */
+                account_id: number;
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The inbox */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        account_id: number;
+                        additional_attributes: {
+                            [key: string]: unknown;
+                        };
+                        allow_messages_after_resolved: boolean;
+                        auto_assignment_config: {
+                            [key: string]: unknown;
+                        };
+                        avatar_url: string;
+                        business_name: string | null;
+                        callback_webhook_url: string | null;
+                        channel_id: number;
+                        channel_type: string;
+                        csat_survey_enabled: boolean;
+                        enable_auto_assignment: boolean;
+                        enable_email_collect: boolean;
+                        greeting_enabled: boolean;
+                        greeting_message: string | null;
+                        hmac_mandatory: boolean;
+                        hmac_token?: string;
+                        id: number;
+                        inbox_identifier: string;
+                        lock_to_single_conversation: boolean;
+                        name: string;
+                        out_of_office_message: string | null;
+                        provider: string | null;
+                        sender_name_type: string;
+                        timezone: string;
+                        webhook_url: string | null;
+                        working_hours: unknown[];
+                        working_hours_enabled: boolean;
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+            504: components["responses"]["GatewayTimeout"];
+        };
+    };
+    replaceInbox: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Numeric id of the account */
+                account_id: number;
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": {
+                    allow_messages_after_resolved?: boolean;
+                    avatar_url?: string | "" | null;
+                    channel?: {
+                        additional_attributes?: {
+                            [key: string]: unknown;
+                        };
+                        hmac_mandatory?: boolean;
+                        /** @constant */
+                        type?: "api";
+                        webhook_url?: string | "" | null;
+                    };
+                    csat_survey_enabled?: boolean;
+                    enable_auto_assignment?: boolean;
+                    greeting_enabled?: boolean;
+                    greeting_message?: string | null;
+                    hmac_mandatory?: boolean;
+                    lock_to_single_conversation?: boolean;
+                    name?: string;
+                    out_of_office_message?: string | null;
+                    timezone?: string;
+                    webhook_url?: string | "" | null;
+                    working_hours_enabled?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description The inbox */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        account_id: number;
+                        additional_attributes: {
+                            [key: string]: unknown;
+                        };
+                        allow_messages_after_resolved: boolean;
+                        auto_assignment_config: {
+                            [key: string]: unknown;
+                        };
+                        avatar_url: string;
+                        business_name: string | null;
+                        callback_webhook_url: string | null;
+                        channel_id: number;
+                        channel_type: string;
+                        csat_survey_enabled: boolean;
+                        enable_auto_assignment: boolean;
+                        enable_email_collect: boolean;
+                        greeting_enabled: boolean;
+                        greeting_message: string | null;
+                        hmac_mandatory: boolean;
+                        hmac_token?: string;
+                        id: number;
+                        inbox_identifier: string;
+                        lock_to_single_conversation: boolean;
+                        name: string;
+                        out_of_office_message: string | null;
+                        provider: string | null;
+                        sender_name_type: string;
+                        timezone: string;
+                        webhook_url: string | null;
+                        working_hours: unknown[];
+                        working_hours_enabled: boolean;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["UnprocessableEntity"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+            504: components["responses"]["GatewayTimeout"];
+        };
+    };
+    deleteInbox: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Numeric id of the account */
+                account_id: number;
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": Record<string, never>;
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+            504: components["responses"]["GatewayTimeout"];
+        };
+    };
+    updateInbox: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Numeric id of the account */
+                account_id: number;
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": {
+                    allow_messages_after_resolved?: boolean;
+                    avatar_url?: string | "" | null;
+                    channel?: {
+                        additional_attributes?: {
+                            [key: string]: unknown;
+                        };
+                        hmac_mandatory?: boolean;
+                        /** @constant */
+                        type?: "api";
+                        webhook_url?: string | "" | null;
+                    };
+                    csat_survey_enabled?: boolean;
+                    enable_auto_assignment?: boolean;
+                    greeting_enabled?: boolean;
+                    greeting_message?: string | null;
+                    hmac_mandatory?: boolean;
+                    lock_to_single_conversation?: boolean;
+                    name?: string;
+                    out_of_office_message?: string | null;
+                    timezone?: string;
+                    webhook_url?: string | "" | null;
+                    working_hours_enabled?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description The inbox */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        account_id: number;
+                        additional_attributes: {
+                            [key: string]: unknown;
+                        };
+                        allow_messages_after_resolved: boolean;
+                        auto_assignment_config: {
+                            [key: string]: unknown;
+                        };
+                        avatar_url: string;
+                        business_name: string | null;
+                        callback_webhook_url: string | null;
+                        channel_id: number;
+                        channel_type: string;
+                        csat_survey_enabled: boolean;
+                        enable_auto_assignment: boolean;
+                        enable_email_collect: boolean;
+                        greeting_enabled: boolean;
+                        greeting_message: string | null;
+                        hmac_mandatory: boolean;
+                        hmac_token?: string;
+                        id: number;
+                        inbox_identifier: string;
+                        lock_to_single_conversation: boolean;
+                        name: string;
+                        out_of_office_message: string | null;
+                        provider: string | null;
+                        sender_name_type: string;
+                        timezone: string;
+                        webhook_url: string | null;
+                        working_hours: unknown[];
+                        working_hours_enabled: boolean;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["UnprocessableEntity"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+            504: components["responses"]["GatewayTimeout"];
+        };
+    };
+    listLabels: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Numeric id of the account */
+                account_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The labels */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        payload: components["schemas"]["Label"][];
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+            504: components["responses"]["GatewayTimeout"];
+        };
+    };
+    createLabel: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Numeric id of the account */
+                account_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    color?: string;
+                    description?: string | null;
+                    show_on_sidebar?: boolean;
+                    title: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The label */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Label"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["UnprocessableEntity"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+            504: components["responses"]["GatewayTimeout"];
+        };
+    };
+    getLabel: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Numeric id of the account */
+                account_id: number;
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The label */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Label"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+            504: components["responses"]["GatewayTimeout"];
+        };
+    };
+    replaceLabel: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Numeric id of the account */
+                account_id: number;
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": {
+                    color?: string;
+                    description?: string | null;
+                    show_on_sidebar?: boolean;
+                    title?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The label */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Label"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["UnprocessableEntity"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+            504: components["responses"]["GatewayTimeout"];
+        };
+    };
+    deleteLabel: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Numeric id of the account */
+                account_id: number;
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": Record<string, never>;
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+            504: components["responses"]["GatewayTimeout"];
+        };
+    };
+    updateLabel: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Numeric id of the account */
+                account_id: number;
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": {
+                    color?: string;
+                    description?: string | null;
+                    show_on_sidebar?: boolean;
+                    title?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The label */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Label"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["UnprocessableEntity"];
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["ServiceUnavailable"];
             504: components["responses"]["GatewayTimeout"];
@@ -7007,6 +10111,41 @@ export interface operations {
             504: components["responses"]["GatewayTimeout"];
         };
     };
+    getPublicInbox: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                inbox_identifier: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The inbox */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        csat_survey_enabled: boolean;
+                        greeting_enabled: boolean;
+                        identifier: string;
+                        identity_validation_enabled: boolean;
+                        name: string;
+                        timezone: string;
+                        working_hours: unknown[];
+                        working_hours_enabled: boolean;
+                    };
+                };
+            };
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+            504: components["responses"]["GatewayTimeout"];
+        };
+    };
     publicCreateContact: {
         parameters: {
             query?: never;
@@ -7285,6 +10424,342 @@ export interface operations {
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             422: components["responses"]["UnprocessableEntity"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+            504: components["responses"]["GatewayTimeout"];
+        };
+    };
+    listPublicConversations: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                contact_identifier: string;
+                inbox_identifier: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The conversations */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicConversation"][];
+                };
+            };
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+            504: components["responses"]["GatewayTimeout"];
+        };
+    };
+    createPublicConversation: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                contact_identifier: string;
+                inbox_identifier: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": {
+                    custom_attributes?: {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description The conversation */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicConversation"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["UnprocessableEntity"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+            504: components["responses"]["GatewayTimeout"];
+        };
+    };
+    getPublicConversation: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                contact_identifier: string;
+                conversation_id: number;
+                inbox_identifier: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The conversation */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicConversation"];
+                };
+            };
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+            504: components["responses"]["GatewayTimeout"];
+        };
+    };
+    listPublicMessages: {
+        parameters: {
+            query?: {
+                after?: number;
+                before?: number;
+            };
+            header?: never;
+            path: {
+                contact_identifier: string;
+                conversation_id: number;
+                inbox_identifier: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The messages */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicMessage"][];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+            504: components["responses"]["GatewayTimeout"];
+        };
+    };
+    createPublicMessage: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                contact_identifier: string;
+                conversation_id: number;
+                inbox_identifier: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                /**
+                 * @example {
+                 *       "content": "Hello, I need help"
+                 *     }
+                 */
+                "application/json": {
+                    content?: string | null;
+                    echo_id?: string;
+                };
+                "multipart/form-data": {
+                    content?: string | null;
+                    echo_id?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The message */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicMessage"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["UnprocessableEntity"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+            504: components["responses"]["GatewayTimeout"];
+        };
+    };
+    updatePublicMessage: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                contact_identifier: string;
+                conversation_id: number;
+                id: number;
+                inbox_identifier: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    submitted_values: unknown[] | {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description The message */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicMessage"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["UnprocessableEntity"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+            504: components["responses"]["GatewayTimeout"];
+        };
+    };
+    downloadPublicAttachment: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                contact_identifier: string;
+                conversation_id: number;
+                id: number;
+                inbox_identifier: string;
+                message_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The file as uploaded (its own media type, sent as a download); not JSON. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+            504: components["responses"]["GatewayTimeout"];
+        };
+    };
+    resolvePublicConversation: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                contact_identifier: string;
+                conversation_id: number;
+                inbox_identifier: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The conversation */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicConversation"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+            504: components["responses"]["GatewayTimeout"];
+        };
+    };
+    togglePublicTyping: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                contact_identifier: string;
+                conversation_id: number;
+                inbox_identifier: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @enum {string} */
+                    typing_status: "on" | "off";
+                };
+            };
+        };
+        responses: {
+            /** @description Done */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": Record<string, never>;
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["UnprocessableEntity"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+            504: components["responses"]["GatewayTimeout"];
+        };
+    };
+    markPublicConversationSeen: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                contact_identifier: string;
+                conversation_id: number;
+                inbox_identifier: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Done */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": Record<string, never>;
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["ServiceUnavailable"];
             504: components["responses"]["GatewayTimeout"];
