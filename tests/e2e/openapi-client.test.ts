@@ -30,6 +30,13 @@ describe('the client generated from the OpenAPI document', () => {
     if (fresh !== committed) throw new Error('tests/support/api-types.ts is stale: run `pnpm gen:client` and commit it');
   });
 
+  it('when the tests that use the typed client are typechecked against the generated types, then they compile', () => {
+    // jest only transpiles; this is where a changed operation breaks the code that calls it.
+    const run = spawnSync(process.execPath, [require.resolve('typescript/bin/tsc'), '-p', path.join(__dirname, '../tsconfig.typed-client.json')], { encoding: 'utf8', timeout: 170_000 });
+    expect(run.stdout + run.stderr).toBe('');
+    expect(run.status).toBe(0);
+  }, 180_000);
+
   it('when an integrator bootstraps an account with the typed client, then the Platform API and the profile answer as typed', async () => {
     const platform = typedClient(stack.gatewayUrl, PLATFORM_TOKEN);
     const suffix = randomBytes(4).toString('hex');

@@ -61,7 +61,7 @@ describe('getting started, as the docs tell it', () => {
     const membership = await platform.POST('/platform/api/v1/accounts/{id}/account_users', { params: { path: { id: String(accountId) } }, body: { user_id: user.data!.id, role: 'administrator' } });
     expect(membership.response.status).toBe(200);
     const token = (await platform.POST('/platform/api/v1/users/{id}/token', { params: { path: { id: String(user.data!.id) } } })).data!.access_token;
-    const api = typedClient(stack.gatewayUrl, token) as any;
+    const api = typedClient(stack.gatewayUrl, token);
     const account_id = accountId;
 
     // 4 (first, so nothing is missed). Subscribe a webhook.
@@ -70,22 +70,22 @@ describe('getting started, as the docs tell it', () => {
       body: { url: receiverUrl, subscriptions: ['conversation_created', 'message_created'] },
     });
     expect(webhook.response.status).toBe(200);
-    const secret: string = webhook.data.payload.webhook.secret;
+    const secret: string = webhook.data!.payload.webhook.secret;
 
     // 2. An API inbox; its identifier is what clients use.
     const inbox = await api.POST('/api/v1/accounts/{account_id}/inboxes', { params: { path: { account_id } }, body: { name: `Website ${suffix}`, channel: { type: 'api' } } });
     expect(inbox.response.status).toBe(200);
-    const inbox_identifier: string = inbox.data.inbox_identifier;
+    const inbox_identifier: string = inbox.data!.inbox_identifier;
     expect(inbox_identifier).toEqual(expect.any(String));
 
     // 3. The public client API: contact, conversation, message; no token.
-    const pub = typedClient(stack.gatewayUrl) as any;
+    const pub = typedClient(stack.gatewayUrl);
     const contact = await pub.POST('/public/api/v1/inboxes/{inbox_identifier}/contacts', { params: { path: { inbox_identifier } }, body: { name: `Visitor ${suffix}`, email: `visitor-${suffix}@example.com` } });
     expect(contact.response.status).toBe(200);
-    const contact_identifier: string = contact.data.source_id;
+    const contact_identifier: string = contact.data!.source_id;
     const conversation = await pub.POST('/public/api/v1/inboxes/{inbox_identifier}/contacts/{contact_identifier}/conversations', { params: { path: { inbox_identifier, contact_identifier } }, body: {} });
     expect(conversation.response.status).toBe(200);
-    const conversation_id: number = conversation.data.id;
+    const conversation_id: number = conversation.data!.id;
     const message = await pub.POST('/public/api/v1/inboxes/{inbox_identifier}/contacts/{contact_identifier}/conversations/{conversation_id}/messages', {
       params: { path: { inbox_identifier, contact_identifier, conversation_id } },
       body: { content: `Hello ${suffix}` },
@@ -104,7 +104,7 @@ describe('getting started, as the docs tell it', () => {
     // The public view shows both messages.
     const seen = await pub.GET('/public/api/v1/inboxes/{inbox_identifier}/contacts/{contact_identifier}/conversations/{conversation_id}', { params: { path: { inbox_identifier, contact_identifier, conversation_id } } });
     expect(seen.response.status).toBe(200);
-    expect(seen.data.messages.map((m: { content: string }) => m.content)).toEqual(expect.arrayContaining([`Hello ${suffix}`, 'Hi, how can we help?']));
+    expect(seen.data!.messages.map((m) => m.content)).toEqual(expect.arrayContaining([`Hello ${suffix}`, 'Hi, how can we help?']));
 
     // 4. The webhook receiver got the events, signed with the webhook's secret.
     const incoming = await waitFor(() => received.find((r) => r.body?.event === 'message_created' && r.body?.content === `Hello ${suffix}`) ?? null, { timeoutMs: 30_000 });
