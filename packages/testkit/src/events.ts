@@ -36,3 +36,37 @@ export async function tapEvents(namespace: string, patterns: string[] = ['#']): 
     },
   };
 }
+
+/**
+ * Test publisher: puts envelopes straight on the file's `domain.events` exchange, the way the
+ * outbox relay does, so a service's consumers can be driven without the producers.
+ */
+export interface TestBus {
+  publish(...events: EventEnvelope[]): Promise<void>;
+  /** Messages waiting in a queue of this namespace (e.g. `audit.events.dead`). */
+  messageCount(queue: string): Promise<number>;
+  close(): Promise<void>;
+}
+
+export function createBus(namespace: string): TestBus {
+  const conn = new AmqpConnection(infra().amqpUrl, createLogger('test-bus', 'silent'), namespace);
+  return {
+    async publish(...events) {
+      const ch = await conn.confirmChannel();
+      for (const ev of events) {
+        ch.publish(conn.exchange, ev.type, Buffer.from(JSON.stringify(ev)), { persistent: true, contentType: 'application/json', messageId: ev.id, type: ev.type });
+      }
+      await ch.waitForConfirms();
+    },
+    async messageCount(queue) {
+      const c = await conn.connect();
+      const ch = await c.createChannel();
+      try {
+        return (await ch.checkQueue(conn.queueName(queue))).messageCount;
+      } finally {
+        await ch.close().catch(() => undefined);
+      }
+    },
+    close: () => conn.close(),
+  };
+}

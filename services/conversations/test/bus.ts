@@ -1,36 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import { AmqpConnection, buildEnvelope, createLogger, type Actor, type EventEnvelope, type EventType } from '@parley/shared';
-import { infra } from '@parley/testkit';
+import { buildEnvelope, type Actor, type EventEnvelope, type EventType } from '@parley/shared';
 
-/** Publishes envelopes on the file's `domain.events` exchange, as a peer service's outbox relay would. */
-export interface TestBus {
-  publish(...events: EventEnvelope[]): Promise<void>;
-  messageCount(queue: string): Promise<number>;
-  close(): Promise<void>;
-}
-
-export function createBus(namespace: string): TestBus {
-  const conn = new AmqpConnection(infra().amqpUrl, createLogger('conversations-test-bus', 'silent'), namespace);
-  return {
-    async publish(...events) {
-      const ch = await conn.confirmChannel();
-      for (const ev of events) {
-        ch.publish(conn.exchange, ev.type, Buffer.from(JSON.stringify(ev)), { persistent: true, contentType: 'application/json', messageId: ev.id, type: ev.type });
-      }
-      await ch.waitForConfirms();
-    },
-    async messageCount(queue) {
-      const c = await conn.connect();
-      const ch = await c.createChannel();
-      try {
-        return (await ch.checkQueue(conn.queueName(queue))).messageCount;
-      } finally {
-        await ch.close().catch(() => undefined);
-      }
-    },
-    close: () => conn.close(),
-  };
-}
+export { createBus, type TestBus } from '@parley/testkit';
 
 export const adminActor: Actor = { type: 'user', id: 1, name: 'Ada Admin', email: 'ada@example.com' };
 
