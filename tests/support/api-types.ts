@@ -1159,7 +1159,7 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/api/v1/accounts/{account_id}/webhooks/{id}": {
+    "/api/v1/accounts/{account_id}/webhooks/{webhook_id}": {
         parameters: {
             query?: never;
             header?: never;
@@ -1179,7 +1179,7 @@ export interface paths {
         patch: operations["updateWebhook"];
         trace?: never;
     };
-    "/api/v1/accounts/{account_id}/webhooks/{id}/deliveries": {
+    "/api/v1/accounts/{account_id}/webhooks/{webhook_id}/deliveries": {
         parameters: {
             query?: never;
             header?: never;
@@ -8296,7 +8296,7 @@ export interface operations {
             path: {
                 /** @description Numeric id of the account */
                 account_id: number;
-                id: number;
+                webhook_id: number;
             };
             cookie?: never;
         };
@@ -8341,7 +8341,7 @@ export interface operations {
             path: {
                 /** @description Numeric id of the account */
                 account_id: number;
-                id: number;
+                webhook_id: number;
             };
             cookie?: never;
         };
@@ -8399,7 +8399,7 @@ export interface operations {
             path: {
                 /** @description Numeric id of the account */
                 account_id: number;
-                id: number;
+                webhook_id: number;
             };
             cookie?: never;
         };
@@ -8429,7 +8429,7 @@ export interface operations {
             path: {
                 /** @description Numeric id of the account */
                 account_id: number;
-                id: number;
+                webhook_id: number;
             };
             cookie?: never;
         };
@@ -8490,7 +8490,7 @@ export interface operations {
             path: {
                 /** @description Numeric id of the account */
                 account_id: number;
-                id: number;
+                webhook_id: number;
             };
             cookie?: never;
         };

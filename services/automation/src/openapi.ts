@@ -1,7 +1,10 @@
+import { z } from 'zod';
 import { defineOperations, type OperationSpec } from '@parley/shared';
 import { deliveriesQuery, deliveryListResponse, webhookDeliveriesQuery, webhookListResponse, webhookSchemas, webhookShowResponse } from './webhooks/schemas';
 import { emptyResponse, idParams, ruleCreateResponse, ruleListResponse, ruleSchemas, ruleShowResponse, runsListResponse, runsQuery } from './rules/schemas';
 
+/** SPEC op 15 names the path parameter `webhook_id`. */
+const webhookIdParams = z.object({ webhook_id: z.number().int() });
 const rules = ruleSchemas(false);
 const hooks = webhookSchemas(false);
 const WEBHOOKS = '/api/v1/accounts/{account_id}/webhooks';
@@ -151,58 +154,58 @@ export const operations = defineOperations([
   },
   {
     method: 'get',
-    path: `${WEBHOOKS}/{id}`,
+    path: `${WEBHOOKS}/{webhook_id}`,
     operationId: 'getWebhook',
     summary: 'Show a webhook',
     tags: ['Webhooks'],
     ...adminOnly,
-    params: idParams,
+    params: webhookIdParams,
     responses: { 200: { description: 'The webhook', schema: webhookShowResponse } },
     errors: [401, 403, 404],
   },
   {
     method: 'patch',
-    path: `${WEBHOOKS}/{id}`,
+    path: `${WEBHOOKS}/{webhook_id}`,
     operationId: 'updateWebhook',
     summary: 'Update a webhook (any subset of the create fields)',
     tags: ['Webhooks'],
     ...adminOnly,
-    params: idParams,
+    params: webhookIdParams,
     body: hooks.update,
     responses: { 200: { description: 'The updated webhook', schema: webhookShowResponse } },
     errors: [401, 403, 404, 409, 422],
   },
   {
     method: 'put',
-    path: `${WEBHOOKS}/{id}`,
+    path: `${WEBHOOKS}/{webhook_id}`,
     operationId: 'replaceWebhook',
     summary: 'Update a webhook (same as PATCH)',
     tags: ['Webhooks'],
     ...adminOnly,
-    params: idParams,
+    params: webhookIdParams,
     body: hooks.update,
     responses: { 200: { description: 'The updated webhook', schema: webhookShowResponse } },
     errors: [401, 403, 404, 409, 422],
   },
   {
     method: 'delete',
-    path: `${WEBHOOKS}/{id}`,
+    path: `${WEBHOOKS}/{webhook_id}`,
     operationId: 'deleteWebhook',
     summary: 'Delete a webhook (SPEC op 15)',
     tags: ['Webhooks'],
     ...adminOnly,
-    params: idParams,
+    params: webhookIdParams,
     responses: { 200: { description: 'An empty JSON object', schema: emptyResponse } },
     errors: [401, 403, 404],
   },
   {
     method: 'get',
-    path: `${WEBHOOKS}/{id}/deliveries`,
+    path: `${WEBHOOKS}/{webhook_id}/deliveries`,
     operationId: 'listDeliveriesOfWebhook',
     summary: 'Delivery log of one webhook',
     tags: ['Webhooks'],
     ...adminOnly,
-    params: idParams,
+    params: webhookIdParams,
     query: webhookDeliveriesQuery,
     responses: { 200: { description: 'Newest first, 25 per page, each with its attempts', schema: deliveryListResponse } },
     errors: [400, 401, 403, 404],

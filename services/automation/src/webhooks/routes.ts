@@ -59,29 +59,29 @@ export function webhooksRouter(deps: ServiceDeps<AutomationConfig>): Router {
     await deliveries(req, res, { webhookId: q.webhook_id, inboxId: q.inbox_id, ruleId: q.rule_id, kind: q.kind, status: q.status }, q.page);
   });
 
-  router.get('/:id', async (req, res) => {
-    res.json({ payload: { webhook: await showWebhook(deps, accountIdOf(req), idParam(req, 'id', 'Webhook')) } });
+  router.get('/:webhook_id', async (req, res) => {
+    res.json({ payload: { webhook: await showWebhook(deps, accountIdOf(req), idParam(req, 'webhook_id', 'Webhook')) } });
   });
 
   const update = async (req: Request, res: Response) => {
-    const id = idParam(req, 'id', 'Webhook');
+    const id = idParam(req, 'webhook_id', 'Webhook');
     const input = parseBody(schemas.update, unwrap(req.body, 'webhook'));
     res.json({ payload: { webhook: await updateWebhook(deps, req.ctx, accountIdOf(req), id, input) } });
   };
-  router.patch('/:id', update);
-  router.put('/:id', update);
+  router.patch('/:webhook_id', update);
+  router.put('/:webhook_id', update);
 
   // SPEC op 15: an empty JSON object (Chatwoot answers an empty body).
-  router.delete('/:id', async (req, res) => {
-    await deleteWebhook(deps, req.ctx, accountIdOf(req), idParam(req, 'id', 'Webhook'));
+  router.delete('/:webhook_id', async (req, res) => {
+    await deleteWebhook(deps, req.ctx, accountIdOf(req), idParam(req, 'webhook_id', 'Webhook'));
     res.json({});
   });
 
-  router.get('/:id/deliveries', async (req, res) => {
+  router.get('/:webhook_id/deliveries', async (req, res) => {
     const accountId = accountIdOf(req);
-    const id = idParam(req, 'id', 'Webhook');
+    const id = idParam(req, 'webhook_id', 'Webhook');
     const q = parseQuery(webhookDeliveriesQuery, req.query);
-    if (!(await findWebhook(pool, accountId, id))) throw new NotFoundError('Webhook', 'id');
+    if (!(await findWebhook(pool, accountId, id))) throw new NotFoundError('Webhook', 'webhook_id');
     await deliveries(req, res, { webhookId: id, status: q.status }, q.page);
   });
 
