@@ -173,6 +173,9 @@ export function errorMiddleware(): ErrorRequestHandler {
     } else if (anyErr?.code === '23503') {
       const field = fieldFromConstraint(anyErr.constraint);
       appError = new ValidationError(`${field || 'reference'} does not exist`, [{ field, message: 'does not exist', code: 'not_found' }]);
+    } else if (anyErr?.code === '22021' || anyErr?.code === '22P05') {
+      // A NUL byte (or another character Postgres cannot store in text) in any input.
+      appError = new ValidationError('A value contains a character that cannot be stored', [{ field: anyErr.column ?? '', message: 'contains an invalid character (such as NUL)', code: 'invalid_character' }]);
     } else if (anyErr?.code === '22P02' || anyErr?.code === '22003' || anyErr?.code === '22001' || anyErr?.code === '22007' || anyErr?.code === '22008') {
       appError = new ValidationError('A value is out of range or malformed', [{ field: anyErr.column ?? '', message: 'is out of range or malformed', code: 'invalid' }]);
     } else if (typeof anyErr?.status === 'number' && anyErr.status >= 400 && anyErr.status < 500) {
