@@ -213,11 +213,20 @@ export function finishApp(app: Express): Express {
 /**
  * Chatwoot wraps JSON params (`{"agent": {...}}`) and also reads them flat (Rails'
  * wrap_parameters): accept both, the wrapped object winning when it is present.
+ * With `siblings`, keys beside the wrapper are kept too (the wrapped ones win), for
+ * bodies that wrap the record but send other parameters flat, as Rails forms do
+ * (`contact[name]=..&inbox_id=..`).
  */
-export function unwrap(body: unknown, key: string): unknown {
+export function unwrap(body: unknown, key: string, opts: { siblings?: boolean } = {}): unknown {
   if (body && typeof body === 'object' && !Array.isArray(body)) {
-    const inner = (body as Record<string, unknown>)[key];
-    if (inner && typeof inner === 'object' && !Array.isArray(inner)) return inner;
+    const b = body as Record<string, unknown>;
+    const inner = b[key];
+    if (inner && typeof inner === 'object' && !Array.isArray(inner)) {
+      if (!opts.siblings) return inner;
+      const rest = { ...b };
+      delete rest[key];
+      return { ...rest, ...(inner as Record<string, unknown>) };
+    }
   }
   return body;
 }
