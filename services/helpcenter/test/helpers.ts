@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { Client } from 'pg';
 import type { z } from 'zod';
 import { verifyContext, type RunningService } from '@parley/shared';
-import { asCaller, startTestService, TEST_SECRET, type CtxInput, type TestEnv } from '@parley/testkit';
+import { asCaller, createTestEnv, startTestService, TEST_SECRET, type CtxInput, type TestEnv } from '@parley/testkit';
 import { helpcenterConfigSchema, helpcenterService, type HelpcenterConfig } from '../src';
 
 /**
@@ -73,6 +73,36 @@ export async function startIdentityStub(): Promise<IdentityStub> {
 
 export function startHelpcenter(env: TestEnv, stub: IdentityStub, overrides: Record<string, unknown> = {}): Promise<RunningService<HelpcenterConfig>> {
   return startTestService(helpcenterService, helpcenterConfigSchema.parse({ ...env.config, GATEWAY_INTERNAL_URL: stub.url, ...overrides }));
+}
+
+/** What a service-level test file works with: its database, the identity stub, the service. */
+export interface Harness {
+  env: TestEnv;
+  stub: IdentityStub;
+  svc: RunningService<HelpcenterConfig>;
+  /** The file's database as the admin (outbox, raw rows). */
+  db: Client;
+}
+
+/**
+ * Registers the file's set-up and tear-down (a database, the identity stub, the service, an
+ * admin connection) and returns the harness they fill in; read its fields inside tests.
+ */
+export function useHelpcenter(overrides: Record<string, unknown> = {}): Harness {
+  const h = {} as Harness;
+  beforeAll(async () => {
+    h.env = await createTestEnv();
+    h.stub = await startIdentityStub();
+    h.svc = await startHelpcenter(h.env, h.stub, overrides);
+    h.db = await connectDb(h.env);
+  });
+  afterAll(async () => {
+    await h.db?.end();
+    await h.svc?.stop();
+    await h.stub?.close();
+    await h.env?.close();
+  });
+  return h;
 }
 
 export interface ApiResult {

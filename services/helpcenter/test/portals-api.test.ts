@@ -1,32 +1,13 @@
-import type { Client } from 'pg';
-import type { RunningService } from '@parley/shared';
-import { createTestEnv, randomAccountId, uniq, type TestEnv } from '@parley/testkit';
-import type { HelpcenterConfig } from '../src';
+import { randomAccountId, uniq } from '@parley/testkit';
 import { emptyResponse, portalListResponse, portalResponse } from '../src/portals/schemas';
-import { apiFor, connectDb, expectError, expectSchema, outboxEvents, startHelpcenter, startIdentityStub, type IdentityStub } from './helpers';
+import { apiFor, expectError, expectSchema, outboxEvents, useHelpcenter } from './helpers';
 
 describe('portals API (service level)', () => {
-  let env: TestEnv;
-  let stub: IdentityStub;
-  let svc: RunningService<HelpcenterConfig>;
-  let db: Client;
-
-  beforeAll(async () => {
-    env = await createTestEnv();
-    stub = await startIdentityStub();
-    svc = await startHelpcenter(env, stub);
-    db = await connectDb(env);
-  });
-  afterAll(async () => {
-    await db?.end();
-    await svc?.stop();
-    await stub?.close();
-    await env?.close();
-  });
+  const hc = useHelpcenter();
 
   it('when an administrator creates a portal, then it answers the portal, it reads back by slug and portal.created is recorded', async () => {
     const accountId = randomAccountId();
-    const api = apiFor(svc, accountId, 1);
+    const api = apiFor(hc.svc, accountId, 1);
     const slug = uniq('help');
     const res = await api('POST', '/portals', {
       name: 'Acme Help',
@@ -67,25 +48,25 @@ describe('portals API (service level)', () => {
     expect(list.body.payload.map((p: any) => p.slug)).toEqual([slug]);
     expect(list.body.meta).toEqual({ current_page: 1, portals_count: 1 });
 
-    const [ev] = await outboxEvents(db, 'portal.created', res.body.id);
+    const [ev] = await outboxEvents(hc.db, 'portal.created', res.body.id);
     expect(ev).toMatchObject({ account_id: accountId, actor: { type: 'user', id: 1 }, data: { id: res.body.id, slug } });
   });
 
   it('when a portal is created with only a name and slug, then the config defaults to English and the colour to Chatwoot blue', async () => {
-    const api = apiFor(svc, randomAccountId(), 1);
+    const api = apiFor(hc.svc, randomAccountId(), 1);
     const res = await api('POST', '/portals', { portal: { name: 'Docs', slug: uniq('docs') } });
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({ color: '#1f93ff', custom_domain: null, config: { allowed_locales: [{ code: 'en' }], default_locale: 'en' } });
   });
 
   it('when a portal is updated, then only the given fields change, config is merged and portal.updated carries the changes', async () => {
-    const api = apiFor(svc, randomAccountId(), 1);
+    const api = apiFor(hc.svc, randomAccountId(), 1);
     const slug = uniq('p');
     const created = (await api('POST', '/portals', { name: 'Old', slug, config: { allowed_locales: ['en'] } })).body;
     const res = await api('PATCH', `/portals/${slug}`, { name: 'New', config: { allowed_locales: ['en', 'de'] } });
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({ name: 'New', slug, config: { allowed_locales: [{ code: 'en' }, { code: 'de' }], default_locale: 'en' } });
-    const [ev] = await outboxEvents(db, 'portal.updated', created.id);
+    const [ev] = await outboxEvents(hc.db, 'portal.updated', created.id);
     expect(ev.changes).toEqual({
       name: ['Old', 'New'],
       config: [
@@ -104,8 +85,8 @@ describe('portals API (service level)', () => {
 
   it('when a portal is deleted, then it is gone with its categories and articles and portal.deleted is recorded', async () => {
     const accountId = randomAccountId();
-    stub.addAgent(accountId, 1);
-    const api = apiFor(svc, accountId, 1);
+    hc.stub.addAgent(accountId, 1);
+    const api = apiFor(hc.svc, accountId, 1);
     const slug = uniq('gone');
     const portal = (await api('POST', '/portals', { name: 'Gone', slug })).body;
     const category = (await api('POST', `/portals/${slug}/categories`, { name: 'C' })).body.payload;
@@ -114,22 +95,22 @@ describe('portals API (service level)', () => {
     expect(res.status).toBe(200);
     expectSchema(emptyResponse, res.body);
     expectError(await api('GET', `/portals/${slug}`), 404, 'portal_slug');
-    const left = await db.query('SELECT (SELECT count(*) FROM helpcenter.categories WHERE portal_id = $1)::int AS c, (SELECT count(*) FROM helpcenter.articles WHERE portal_id = $1)::int AS a', [portal.id]);
+    const left = await hc.db.query('SELECT (SELECT count(*) FROM helpcenter.categories WHERE portal_id = $1)::int AS c, (SELECT count(*) FROM helpcenter.articles WHERE portal_id = $1)::int AS a', [portal.id]);
     expect(left.rows[0]).toEqual({ c: 0, a: 0 });
-    expect(await outboxEvents(db, 'portal.deleted', portal.id)).toHaveLength(1);
+    expect(await outboxEvents(hc.db, 'portal.deleted', portal.id)).toHaveLength(1);
   });
 
   it('when a slug or custom domain is taken (in any account), then 409 naming the field', async () => {
     const slug = uniq('taken');
     const domain = `${uniq('d')}.example.com`;
-    expect((await apiFor(svc, randomAccountId(), 1)('POST', '/portals', { name: 'A', slug, custom_domain: domain })).status).toBe(200);
-    const other = apiFor(svc, randomAccountId(), 1);
+    expect((await apiFor(hc.svc, randomAccountId(), 1)('POST', '/portals', { name: 'A', slug, custom_domain: domain })).status).toBe(200);
+    const other = apiFor(hc.svc, randomAccountId(), 1);
     expectError(await other('POST', '/portals', { name: 'B', slug }), 409, 'slug', 'taken');
     expectError(await other('POST', '/portals', { name: 'B', slug: uniq('free'), custom_domain: domain }), 409, 'custom_domain', 'taken');
   });
 
   it('when the body is invalid, then 422 naming each offending field and nothing is created', async () => {
-    const api = apiFor(svc, randomAccountId(), 1);
+    const api = apiFor(hc.svc, randomAccountId(), 1);
     const cases: Array<[unknown, string]> = [
       [{ slug: uniq('s') }, 'name'],
       [{ name: '   ', slug: uniq('s') }, 'name'],
@@ -151,7 +132,7 @@ describe('portals API (service level)', () => {
 
   it('when an agent calls, then reads work and every write is 403', async () => {
     const accountId = randomAccountId();
-    const admin = apiFor(svc, accountId, 1);
+    const admin = apiFor(hc.svc, accountId, 1);
     const slug = uniq('ro');
     await admin('POST', '/portals', { name: 'Read only', slug });
     const agent = { role: 'agent' as const, actor: { type: 'user' as const, id: 2 } };
@@ -165,8 +146,8 @@ describe('portals API (service level)', () => {
 
   it("when another account's portal is named, then 404, also for writes", async () => {
     const slug = uniq('mine');
-    await apiFor(svc, randomAccountId(), 1)('POST', '/portals', { name: 'Mine', slug });
-    const stranger = apiFor(svc, randomAccountId(), 1);
+    await apiFor(hc.svc, randomAccountId(), 1)('POST', '/portals', { name: 'Mine', slug });
+    const stranger = apiFor(hc.svc, randomAccountId(), 1);
     expectError(await stranger('GET', `/portals/${slug}`), 404, 'portal_slug', 'not_found');
     expectError(await stranger('PATCH', `/portals/${slug}`, { name: 'Hijacked' }), 404, 'portal_slug');
     expectError(await stranger('DELETE', `/portals/${slug}`), 404, 'portal_slug');

@@ -1,32 +1,12 @@
-import type { Client } from 'pg';
-import type { RunningService } from '@parley/shared';
-import { createTestEnv, randomAccountId, uniq, type TestEnv } from '@parley/testkit';
-import type { HelpcenterConfig } from '../src';
+import { randomAccountId, uniq } from '@parley/testkit';
 import { publicArticleListResponse, publicArticleResponse } from '../src/articles/schemas';
 import { publicCategoryListResponse } from '../src/categories/schemas';
 import { publicPortalResponse } from '../src/portals/schemas';
-import { apiFor, connectDb, expectError, expectSchema, publicFor, startHelpcenter, startIdentityStub, type Api, type IdentityStub } from './helpers';
+import { apiFor, expectError, expectSchema, publicFor, useHelpcenter, type Api } from './helpers';
 
 describe('public help-center API (service level)', () => {
-  let env: TestEnv;
-  let stub: IdentityStub;
-  let svc: RunningService<HelpcenterConfig>;
-  let db: Client;
-  let pub: ReturnType<typeof publicFor>;
-
-  beforeAll(async () => {
-    env = await createTestEnv();
-    stub = await startIdentityStub();
-    svc = await startHelpcenter(env, stub);
-    db = await connectDb(env);
-    pub = publicFor(svc);
-  });
-  afterAll(async () => {
-    await db?.end();
-    await svc?.stop();
-    await stub?.close();
-    await env?.close();
-  });
+  const hc = useHelpcenter();
+  const pub = (path: string) => publicFor(hc.svc)(path);
 
   interface Kb {
     api: Api;
@@ -37,8 +17,8 @@ describe('public help-center API (service level)', () => {
 
   async function kb(): Promise<Kb> {
     const accountId = randomAccountId();
-    stub.addAgent(accountId, 5, { name: 'Writer', available_name: 'Writer', email: 'writer@example.com' });
-    const api = apiFor(svc, accountId, 5);
+    hc.stub.addAgent(accountId, 5, { name: 'Writer', available_name: 'Writer', email: 'writer@example.com' });
+    const api = apiFor(hc.svc, accountId, 5);
     const slug = uniq('pub');
     expect((await api('POST', '/portals', { name: 'Public KB', slug, config: { allowed_locales: ['en', 'fr'] } })).status).toBe(200);
     const category = (await api('POST', `/portals/${slug}/categories`, { name: 'Shipping' })).body.payload;
@@ -105,13 +85,13 @@ describe('public help-center API (service level)', () => {
   });
 
   it('when the text search runs, then it can use the GIN index on the article text', async () => {
-    await db.query('BEGIN');
+    await hc.db.query('BEGIN');
     try {
-      await db.query('SET LOCAL enable_seqscan = off');
-      const plan = await db.query(`EXPLAIN SELECT id FROM helpcenter.articles a WHERE a.search @@ to_tsquery('simple', 'parcel:* & track:*')`);
+      await hc.db.query('SET LOCAL enable_seqscan = off');
+      const plan = await hc.db.query(`EXPLAIN SELECT id FROM helpcenter.articles a WHERE a.search @@ to_tsquery('simple', 'parcel:* & track:*')`);
       expect(plan.rows.map((r) => r['QUERY PLAN']).join('\n')).toMatch(/articles_search_idx/);
     } finally {
-      await db.query('ROLLBACK');
+      await hc.db.query('ROLLBACK');
     }
   });
 

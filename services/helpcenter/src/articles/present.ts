@@ -34,7 +34,8 @@ function associatedSummary(a: ArticleRow) {
 
 /**
  * SPEC's Article record (id, content, meta, position, status name, title, slug, views,
- * portal_id, account_id, author_id, category_id, folder_id, associated_article_id) plus the
+ * portal_id, account_id, author_id, category_id, folder_id, associated_article_id, every id a
+ * number) plus the
  * fields Chatwoot's article partial adds (description, locale, category{}, author{},
  * associated_articles, updated_at), so clients of either kind find what they read.
  */
@@ -53,10 +54,11 @@ export function presentArticle(row: ArticleRow, category: CategoryRow | null | u
     portal_id: row.portal_id,
     account_id: row.account_id,
     author_id: row.author_id,
-    category_id: row.category_id,
-    // Chatwoot's folders are unused; SPEC lists the field, so it is always null.
-    folder_id: null,
-    associated_article_id: row.associated_article_id,
+    // SPEC types these ids as numbers (no null): 0 says "none", as Chatwoot's views write
+    // a missing number. Folders are unused, so folder_id is always 0.
+    category_id: row.category_id ?? 0,
+    folder_id: 0,
+    associated_article_id: row.associated_article_id ?? 0,
     category: categorySummary(category),
     author: presentAuthor(author ?? undefined),
     associated_articles: associated.map(associatedSummary),

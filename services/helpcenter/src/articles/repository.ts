@@ -20,7 +20,7 @@ export interface ArticleRow {
   status: number;
   locale: string;
   meta: ArticleMeta;
-  position: number | null;
+  position: number;
   views: number;
   created_at: Date;
   updated_at: Date;
@@ -37,7 +37,7 @@ export interface ArticleFields {
   status: number;
   locale: string;
   meta: ArticleMeta;
-  position: number | null;
+  position: number;
 }
 
 const COLUMNS =
@@ -88,14 +88,18 @@ export async function slugsLike(db: Executor, portalId: number, base: string): P
   return rows.map((r) => r.slug);
 }
 
-/** Chatwoot appends an article at max(position in its category) + 10, or 10. */
-export async function nextPosition(db: Executor, accountId: number, portalId: number, categoryId: number | null): Promise<number> {
+/**
+ * Chatwoot appends an article at max(position in its category) + 10, or 10; `except` leaves
+ * one article out (the one being moved to the end). Capped at the column's maximum, so an
+ * article placed at the very end never makes the next append overflow.
+ */
+export async function nextPosition(db: Executor, accountId: number, portalId: number, categoryId: number | null, except: number | null = null): Promise<number> {
   const { rows } = await db.query<{ max: number | null }>(
-    'SELECT max(position) AS max FROM articles WHERE account_id = $1 AND portal_id = $2 AND category_id IS NOT DISTINCT FROM $3',
-    [accountId, portalId, categoryId],
+    'SELECT max(position) AS max FROM articles WHERE account_id = $1 AND portal_id = $2 AND category_id IS NOT DISTINCT FROM $3 AND id IS DISTINCT FROM $4',
+    [accountId, portalId, categoryId, except],
   );
   const max = rows[0]?.max;
-  return max === null || max === undefined ? 10 : max + 10;
+  return max === null || max === undefined ? 10 : Math.min(max + 10, 2_147_483_647);
 }
 
 export async function articlesByIds(db: Executor, accountId: number, portalId: number, ids: number[], opts: { forUpdate?: boolean } = {}): Promise<ArticleRow[]> {

@@ -42,15 +42,25 @@ const content = z
   .refine((s) => s.trim().length > 0, 'must not be blank')
   .refine((s) => s.length <= LIMITS.content, `is too long (maximum is ${LIMITS.content} characters)`);
 
+/**
+ * A reference to another record that may be "none": null, or 0, which is how the Article
+ * record answers "none" for the ids SPEC types as numbers (so a record sent back as read
+ * round-trips).
+ */
+function optionalRef() {
+  return z.union([z.literal(0).transform(() => null), idInput()]).nullable().optional();
+}
+
 const fields = {
   title: requiredText(LIMITS.title),
   content,
   author_id: idInput(),
   slug: slugSchema.optional(),
+  /** Absent (or null) appends the article at the end of its category. */
   position: positionInput().nullable().optional(),
   description: optionalText(LIMITS.description).optional(),
-  category_id: idInput().nullable().optional(),
-  associated_article_id: idInput().nullable().optional(),
+  category_id: optionalRef(),
+  associated_article_id: optionalRef(),
   status: statusInput.optional(),
   locale: localeSchema.optional(),
   meta: metaInput.nullable().optional(),
@@ -144,8 +154,9 @@ export const associatedArticleResponse = z.object({
 });
 
 /**
- * SPEC's Article record (status by name), plus what Chatwoot's article partial adds
- * (description, locale, `category{}`, `author{}`, `associated_articles`, timestamps).
+ * SPEC's Article record (status by name; the ids SPEC types as numbers are numbers, 0 for
+ * none), plus what Chatwoot's article partial adds (description, locale, `category{}`,
+ * `author{}`, `associated_articles`, timestamps).
  */
 export const articleResponse = z
   .object({
@@ -155,16 +166,16 @@ export const articleResponse = z
     content: z.string(),
     description: z.string().nullable(),
     status: statusNameResponse,
-    position: z.number().int().nullable(),
+    position: z.number().int().describe('Position in its category (appended when not given)'),
     views: count,
     locale: z.string(),
     meta: articleMetaResponse,
     portal_id: z.number().int(),
     account_id: z.number().int(),
     author_id: z.number().int(),
-    category_id: z.number().int().nullable(),
-    folder_id: z.null().describe('Chatwoot folders are not used; always null'),
-    associated_article_id: z.number().int().nullable(),
+    category_id: z.number().int().min(0).describe('0 when the article has no category'),
+    folder_id: z.literal(0).describe('Chatwoot folders are not used; always 0'),
+    associated_article_id: z.number().int().min(0).describe('The root article this one is linked to; 0 when none'),
     category: categorySummaryResponse,
     author: authorResponse.nullable(),
     associated_articles: z.array(associatedArticleResponse),

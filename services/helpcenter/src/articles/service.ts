@@ -185,9 +185,14 @@ export async function updateArticle(deps: Deps, ctx: RequestContext, portal: Por
       // Chatwoot: an article in a category takes the category's locale.
       locale: category?.locale ?? input.locale ?? before.locale,
       meta: input.meta === undefined ? current.meta : metaOf(input.meta),
-      // Moving to another category appends it there unless a position is given.
+      // A given position wins; moving to another category, or clearing the position (null),
+      // appends the article at the end of its category: the record always has a position.
       position:
-        input.position !== undefined ? input.position : categoryMoved ? await repo.nextPosition(tx, accountId, portal.id, categoryId) : before.position,
+        typeof input.position === 'number'
+          ? input.position
+          : categoryMoved || input.position === null
+            ? await repo.nextPosition(tx, accountId, portal.id, categoryId, before.id)
+            : before.position,
     };
     // Checked again under the row lock: a concurrent update may have moved the status.
     assertTransition(before.status, next.status);
