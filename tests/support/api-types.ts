@@ -1739,7 +1739,8 @@ export interface components {
     schemas: {
         Article: {
             account_id: number;
-            associated_article_id: number | null;
+            /** @description The root article this one is linked to; 0 when none */
+            associated_article_id: number;
             associated_articles: {
                 category_id: number | null;
                 id: number;
@@ -1771,13 +1772,17 @@ export interface components {
                 name: string | null;
                 slug: string | null;
             };
-            category_id: number | null;
+            /** @description 0 when the article has no category */
+            category_id: number;
             content: string;
             /** @description Unix seconds */
             created_at: number;
             description: string | null;
-            /** @description Chatwoot folders are not used; always null */
-            folder_id: null;
+            /**
+             * @description Chatwoot folders are not used; always 0
+             * @constant
+             */
+            folder_id: 0;
             id: number;
             locale: string;
             meta: {
@@ -1786,7 +1791,8 @@ export interface components {
                 title?: string | null;
             };
             portal_id: number;
-            position: number | null;
+            /** @description Position in its category (appended when not given) */
+            position: number;
             slug: string;
             /** @enum {string} */
             status: "draft" | "published" | "archived";
@@ -7214,9 +7220,9 @@ export interface operations {
                  *     }
                  */
                 "application/json": {
-                    associated_article_id?: (number | string) | null;
+                    associated_article_id?: (0 | (number | string)) | null;
                     author_id: number | string;
-                    category_id?: (number | string) | null;
+                    category_id?: (0 | (number | string)) | null;
                     content: string;
                     description?: string | null;
                     locale?: string;
@@ -7304,9 +7310,9 @@ export interface operations {
         requestBody?: {
             content: {
                 "application/json": {
-                    associated_article_id?: (number | string) | null;
+                    associated_article_id?: (0 | (number | string)) | null;
                     author_id?: number | string;
-                    category_id?: (number | string) | null;
+                    category_id?: (0 | (number | string)) | null;
                     content?: string;
                     description?: string | null;
                     locale?: string;
@@ -7394,9 +7400,9 @@ export interface operations {
         requestBody?: {
             content: {
                 "application/json": {
-                    associated_article_id?: (number | string) | null;
+                    associated_article_id?: (0 | (number | string)) | null;
                     author_id?: number | string;
-                    category_id?: (number | string) | null;
+                    category_id?: (0 | (number | string)) | null;
                     content?: string;
                     description?: string | null;
                     locale?: string;
