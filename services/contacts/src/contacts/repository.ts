@@ -59,7 +59,8 @@ function columnValue(key: keyof ContactWrite, value: unknown): unknown {
   return JSON_COLUMNS.has(key) && value !== null && value !== undefined ? JSON.stringify(value) : value;
 }
 
-export async function insertContact(db: Executor, accountId: number, w: ContactWrite): Promise<ContactRow> {
+/** `INSERT INTO contacts (...)` with the written columns; `suffix` goes before RETURNING. */
+function insertSql(accountId: number, w: ContactWrite, suffix: string): { sql: string; vals: unknown[] } {
   const cols = ['account_id'];
   const vals: unknown[] = [accountId];
   for (const k of WRITABLE) {
@@ -67,10 +68,12 @@ export async function insertContact(db: Executor, accountId: number, w: ContactW
     cols.push(k);
     vals.push(columnValue(k, w[k]));
   }
-  const { rows } = await db.query<ContactRow>(
-    `INSERT INTO contacts (${cols.join(', ')}) VALUES (${vals.map((_, i) => `$${i + 1}`).join(', ')}) RETURNING *`,
-    vals,
-  );
+  return { sql: `INSERT INTO contacts (${cols.join(', ')}) VALUES (${vals.map((_, i) => `$${i + 1}`).join(', ')})${suffix} RETURNING *`, vals };
+}
+
+export async function insertContact(db: Executor, accountId: number, w: ContactWrite): Promise<ContactRow> {
+  const { sql, vals } = insertSql(accountId, w, '');
+  const { rows } = await db.query<ContactRow>(sql, vals);
   return rows[0] as ContactRow;
 }
 
@@ -79,17 +82,8 @@ export async function insertContact(db: Executor, accountId: number, w: ContactW
  * insert of the same key waits for the other transaction and then yields null.
  */
 export async function insertContactIfAbsent(db: Executor, accountId: number, w: ContactWrite): Promise<ContactRow | null> {
-  const cols = ['account_id'];
-  const vals: unknown[] = [accountId];
-  for (const k of WRITABLE) {
-    if (w[k] === undefined) continue;
-    cols.push(k);
-    vals.push(columnValue(k, w[k]));
-  }
-  const { rows } = await db.query<ContactRow>(
-    `INSERT INTO contacts (${cols.join(', ')}) VALUES (${vals.map((_, i) => `$${i + 1}`).join(', ')}) ON CONFLICT DO NOTHING RETURNING *`,
-    vals,
-  );
+  const { sql, vals } = insertSql(accountId, w, ' ON CONFLICT DO NOTHING');
+  const { rows } = await db.query<ContactRow>(sql, vals);
   return rows[0] ?? null;
 }
 

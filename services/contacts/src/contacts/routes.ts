@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { Router, type Request, type Response } from 'express';
-import { accountIdOf, idParam, NotFoundError, parseBody, parseQuery, requireAccount, requireRole } from '@parley/shared';
+import { accountIdOf, idParam, NotFoundError, parseBody, parseQuery, requireAccount, requireRole, unwrap } from '@parley/shared';
 import type { AppDeps } from '../deps';
 import { avatarFromRequest, multipartAvatar } from '../avatars/upload';
 import { findBySource, listForContacts } from '../contact-inboxes/repository';
@@ -18,7 +18,6 @@ import {
   pageQuerySchema,
   parseSort,
   searchQuerySchema,
-  unwrap,
   updateContactSchema,
 } from './schemas';
 import { inboxSlim, inboxView } from './serializers';
@@ -50,7 +49,7 @@ export function contactsRouter(deps: AppDeps): Router {
   });
 
   r.post('/', upload, async (req, res) => {
-    const input = parseBody(createContactSchema, unwrap(req.body, 'contact'));
+    const input = parseBody(createContactSchema, unwrap(req.body, 'contact', { siblings: true }));
     const avatar = avatarFromRequest(req);
     const created = await createContact(deps, req.ctx, accountIdOf(req), input, avatar);
     res.json({
@@ -71,7 +70,7 @@ export function contactsRouter(deps: AppDeps): Router {
     upload,
     async (req: Request, res: Response) => {
       const id = idParam(req, 'id', 'Contact');
-      const input = parseBody(updateContactSchema, unwrap(req.body, 'contact'));
+      const input = parseBody(updateContactSchema, unwrap(req.body, 'contact', { siblings: true }));
       const avatar = avatarFromRequest(req);
       const contact = await updateContactFields(deps, req.ctx, accountIdOf(req), id, input, avatar);
       res.json({ payload: await renderContact(deps, req.ctx, contact) });

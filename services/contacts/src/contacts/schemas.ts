@@ -116,20 +116,6 @@ export type CreateContactInput = z.infer<typeof createContactSchema>;
 export const updateContactSchema = contactFieldsSchema;
 export type UpdateContactInput = z.infer<typeof updateContactSchema>;
 
-/**
- * Chatwoot reads flat params; `{contact: {...}}` (wrap_parameters) is accepted too, the
- * wrapped fields winning, with flat keys beside it (`inbox_id`) still read.
- */
-export function unwrap(body: unknown, key: string): unknown {
-  if (body === null || typeof body !== 'object' || Array.isArray(body)) return body;
-  const b = body as Record<string, unknown>;
-  const inner = b[key];
-  if (inner === null || typeof inner !== 'object' || Array.isArray(inner)) return b;
-  const rest = { ...b };
-  delete rest[key];
-  return { ...rest, ...(inner as Record<string, unknown>) };
-}
-
 /** A hex HMAC-SHA256 (case is ignored); anything else cannot match and is refused as 401 by the check. */
 const identifierHashField = z.preprocess(
   (v) => (typeof v === 'string' && v.trim() === '' ? undefined : v),
@@ -149,16 +135,8 @@ export const publicCreateSchema = z.object({
 });
 export type PublicCreateInput = z.infer<typeof publicCreateSchema>;
 
-/** Public update: `identifier` only feeds the HMAC check; it is never changed here (as Chatwoot). */
-export const publicUpdateSchema = z.object({
-  identifier: identifierField.optional(),
-  identifier_hash: identifierHashField,
-  email: emailField.optional(),
-  name: nameField.optional(),
-  phone_number: phoneField.optional(),
-  avatar_url: avatarUrlField.optional(),
-  custom_attributes: customAttributesField.optional(),
-});
+/** Public update: the create fields but `source_id`; `identifier` only feeds the HMAC check, it is never changed here (as Chatwoot). */
+export const publicUpdateSchema = publicCreateSchema.omit({ source_id: true });
 export type PublicUpdateInput = z.infer<typeof publicUpdateSchema>;
 
 /** Public show: the HMAC pair may come in the query. */

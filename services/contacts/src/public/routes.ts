@@ -1,9 +1,9 @@
 import { Router, type Request, type Response } from 'express';
-import { NotFoundError, parseBody, parseQuery } from '@parley/shared';
+import { NotFoundError, parseBody, parseQuery, unwrap } from '@parley/shared';
 import type { AppDeps } from '../deps';
 import { avatarFromRequest, multipartAvatar } from '../avatars/upload';
 import { findAvatarByToken } from '../contacts/repository';
-import { publicCreateSchema, publicShowQuerySchema, publicUpdateSchema, unwrap } from '../contacts/schemas';
+import { publicCreateSchema, publicShowQuerySchema, publicUpdateSchema } from '../contacts/schemas';
 import { publicContactView, publicFullContact } from '../contacts/serializers';
 import { publicCreateContact, publicShowContact, publicUpdateContact } from './service';
 
@@ -17,7 +17,7 @@ export function publicContactsRouter(deps: AppDeps): Router {
   const upload = multipartAvatar(deps.config.AVATAR_MAX_BYTES);
 
   r.post('/', upload, async (req, res) => {
-    const input = parseBody(publicCreateSchema, unwrap(req.body, 'contact'));
+    const input = parseBody(publicCreateSchema, unwrap(req.body, 'contact', { siblings: true }));
     const avatar = avatarFromRequest(req);
     const { contact, contactInbox } = await publicCreateContact(deps, req.ctx, param(req, 'inbox_identifier'), input, avatar);
     res.json(publicContactView(contact, contactInbox));
@@ -32,7 +32,7 @@ export function publicContactsRouter(deps: AppDeps): Router {
   const update = [
     upload,
     async (req: Request, res: Response) => {
-      const input = parseBody(publicUpdateSchema, unwrap(req.body, 'contact'));
+      const input = parseBody(publicUpdateSchema, unwrap(req.body, 'contact', { siblings: true }));
       const avatar = avatarFromRequest(req);
       const { contact } = await publicUpdateContact(deps, req.ctx, param(req, 'inbox_identifier'), param(req, 'contact_identifier'), input, avatar);
       res.json(publicFullContact(contact, deps.config.PUBLIC_BASE_URL));
