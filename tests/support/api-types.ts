@@ -1888,8 +1888,10 @@ export interface components {
                     auto_offline: boolean;
                     availability_status: string;
                     available_name: string;
+                    avatar_url: string;
                     confirmed: boolean;
                     custom_role_id: number | null;
+                    display_name: string | null;
                     email: string | null;
                     id: number;
                     name: string;
@@ -1967,6 +1969,7 @@ export interface components {
             additional_attributes: {
                 [key: string]: unknown;
             };
+            attachment: components["schemas"]["MessageAttachment"] | null;
             attachments?: components["schemas"]["MessageAttachment"][];
             content: string | null;
             content_attributes: {
@@ -2025,7 +2028,11 @@ export interface components {
             additional_attributes: {
                 [key: string]: unknown;
             };
+            availability_status: string;
+            available_name: string;
+            avatar_url: string;
             blocked: boolean;
+            created_at: string;
             custom_attributes: {
                 [key: string]: unknown;
             };
@@ -2047,9 +2054,12 @@ export interface components {
             /** @constant */
             type: "user";
         } | {
+            availability_status: string;
+            available_name: string;
             avatar_url: string;
             id: number;
             name: string;
+            thumbnail: string;
             /** @enum {string} */
             type: "agent_bot" | "captain_assistant";
         };
@@ -3214,21 +3224,21 @@ export interface operations {
                             account_id: number;
                             actions: {
                                 action_name: string;
-                                action_params: (string | number)[];
+                                action_params: string[];
                             }[];
                             active: boolean;
                             conditions: {
                                 attribute_key: string;
                                 custom_attribute_type?: string;
                                 filter_operator: string;
-                                query_operator: string | null;
+                                query_operator: string;
                                 values: string[] | {
                                     from: string[];
                                     to: string[];
                                 };
                             }[];
                             created_on: number;
-                            description: string | null;
+                            description: string;
                             event_name: string;
                             id: number;
                             name: string;
@@ -3323,21 +3333,21 @@ export interface operations {
                             account_id: number;
                             actions: {
                                 action_name: string;
-                                action_params: (string | number)[];
+                                action_params: string[];
                             }[];
                             active: boolean;
                             conditions: {
                                 attribute_key: string;
                                 custom_attribute_type?: string;
                                 filter_operator: string;
-                                query_operator: string | null;
+                                query_operator: string;
                                 values: string[] | {
                                     from: string[];
                                     to: string[];
                                 };
                             }[];
                             created_on: number;
-                            description: string | null;
+                            description: string;
                             event_name: string;
                             id: number;
                             name: string;
@@ -3380,21 +3390,21 @@ export interface operations {
                             account_id: number;
                             actions: {
                                 action_name: string;
-                                action_params: (string | number)[];
+                                action_params: string[];
                             }[];
                             active: boolean;
                             conditions: {
                                 attribute_key: string;
                                 custom_attribute_type?: string;
                                 filter_operator: string;
-                                query_operator: string | null;
+                                query_operator: string;
                                 values: string[] | {
                                     from: string[];
                                     to: string[];
                                 };
                             }[];
                             created_on: number;
-                            description: string | null;
+                            description: string;
                             event_name: string;
                             id: number;
                             name: string;
@@ -3458,21 +3468,21 @@ export interface operations {
                             account_id: number;
                             actions: {
                                 action_name: string;
-                                action_params: (string | number)[];
+                                action_params: string[];
                             }[];
                             active: boolean;
                             conditions: {
                                 attribute_key: string;
                                 custom_attribute_type?: string;
                                 filter_operator: string;
-                                query_operator: string | null;
+                                query_operator: string;
                                 values: string[] | {
                                     from: string[];
                                     to: string[];
                                 };
                             }[];
                             created_on: number;
-                            description: string | null;
+                            description: string;
                             event_name: string;
                             id: number;
                             name: string;
@@ -3569,21 +3579,21 @@ export interface operations {
                             account_id: number;
                             actions: {
                                 action_name: string;
-                                action_params: (string | number)[];
+                                action_params: string[];
                             }[];
                             active: boolean;
                             conditions: {
                                 attribute_key: string;
                                 custom_attribute_type?: string;
                                 filter_operator: string;
-                                query_operator: string | null;
+                                query_operator: string;
                                 values: string[] | {
                                     from: string[];
                                     to: string[];
                                 };
                             }[];
                             created_on: number;
-                            description: string | null;
+                            description: string;
                             event_name: string;
                             id: number;
                             name: string;
@@ -3626,21 +3636,21 @@ export interface operations {
                             account_id: number;
                             actions: {
                                 action_name: string;
-                                action_params: (string | number)[];
+                                action_params: string[];
                             }[];
                             active: boolean;
                             conditions: {
                                 attribute_key: string;
                                 custom_attribute_type?: string;
                                 filter_operator: string;
-                                query_operator: string | null;
+                                query_operator: string;
                                 values: string[] | {
                                     from: string[];
                                     to: string[];
                                 };
                             }[];
                             created_on: number;
-                            description: string | null;
+                            description: string;
                             event_name: string;
                             id: number;
                             name: string;
@@ -5300,8 +5310,10 @@ export interface operations {
                         auto_offline: boolean;
                         availability_status: string;
                         available_name: string;
+                        avatar_url: string;
                         confirmed: boolean;
                         custom_role_id: number | null;
+                        display_name: string | null;
                         email: string | null;
                         id: number;
                         name: string;
@@ -5969,8 +5981,10 @@ export interface operations {
                             auto_offline: boolean;
                             availability_status: string;
                             available_name: string;
+                            avatar_url: string;
                             confirmed: boolean;
                             custom_role_id: number | null;
+                            display_name: string | null;
                             email: string | null;
                             id: number;
                             name: string;
@@ -6023,8 +6037,10 @@ export interface operations {
                             auto_offline: boolean;
                             availability_status: string;
                             available_name: string;
+                            avatar_url: string;
                             confirmed: boolean;
                             custom_role_id: number | null;
+                            display_name: string | null;
                             email: string | null;
                             id: number;
                             name: string;
@@ -6077,8 +6093,10 @@ export interface operations {
                             auto_offline: boolean;
                             availability_status: string;
                             available_name: string;
+                            avatar_url: string;
                             confirmed: boolean;
                             custom_role_id: number | null;
+                            display_name: string | null;
                             email: string | null;
                             id: number;
                             name: string;
@@ -6131,8 +6149,10 @@ export interface operations {
                             auto_offline: boolean;
                             availability_status: string;
                             available_name: string;
+                            avatar_url: string;
                             confirmed: boolean;
                             custom_role_id: number | null;
+                            display_name: string | null;
                             email: string | null;
                             id: number;
                             name: string;
@@ -6179,8 +6199,10 @@ export interface operations {
                             auto_offline: boolean;
                             availability_status: string;
                             available_name: string;
+                            avatar_url: string;
                             confirmed: boolean;
                             custom_role_id: number | null;
+                            display_name: string | null;
                             email: string | null;
                             id: number;
                             name: string;

@@ -39,7 +39,8 @@ describe('automation rules API (service level)', () => {
       description: refundRule.description,
       event_name: 'message_created',
       active: true,
-      conditions: [{ attribute_key: 'content', filter_operator: 'contains', values: ['refund'], query_operator: null }],
+      // SPEC types query_operator a string: the last condition's, which joins nothing, is stored as "and".
+      conditions: [{ attribute_key: 'content', filter_operator: 'contains', values: ['refund'], query_operator: 'and' }],
       actions: refundRule.actions,
     });
     expect(typeof rule.id).toBe('number');
@@ -182,7 +183,8 @@ describe('automation rules API (service level)', () => {
     });
     expect(res.status).toBe(200);
     expect(res.body.payload[0].conditions[1]).toMatchObject({ values: { from: ['open'], to: ['resolved'] }, query_operator: 'Or' });
-    expect(res.body.payload[0].actions[0]).toEqual({ action_name: 'assign_agent', action_params: [12] });
+    // SPEC types action_params as strings: an id sent as a number answers as its decimal text.
+    expect(res.body.payload[0].actions[0]).toEqual({ action_name: 'assign_agent', action_params: ['12'] });
   });
 
   it('when runs are listed for a rule that never ran, then an empty page; for an unknown rule, 404', async () => {

@@ -21,13 +21,15 @@ export interface Condition {
   attribute_key: string;
   filter_operator: string;
   values: string[] | { from: string[]; to: string[] };
-  query_operator: string | null;
+  /** Always a string once stored (SPEC types it so): the last condition's, which joins nothing, defaults to `and`. */
+  query_operator: string;
   custom_attribute_type?: string;
 }
 
 export interface Action {
   action_name: ActionName;
-  action_params: Array<string | number>;
+  /** Strings, as SPEC types them: ids sent as numbers are kept as their decimal text. */
+  action_params: string[];
 }
 
 const scalar = z.union([z.string(), z.number()]);
@@ -110,13 +112,13 @@ const conditionSchema = z
       if (problem) ctx.addIssue({ code: 'custom', path: ['values', i], message: problem });
     });
   })
-  .transform((c): Condition => {
+  .transform((c) => {
     const values = Array.isArray(c.values)
       ? c.values.map((v) => String(v).trim())
       : c.values
         ? { from: toStrings(c.values.from), to: toStrings(c.values.to) }
         : [];
-    const out: Condition = {
+    const out: Omit<Condition, 'query_operator'> & { query_operator: string | null } = {
       attribute_key: c.attribute_key,
       filter_operator: c.filter_operator,
       values,
@@ -136,7 +138,8 @@ const conditionsSchema = z
         ctx.addIssue({ code: 'custom', path: [i, 'query_operator'], message: 'is required ("AND" or "OR") on every condition but the last' });
       }
     });
-  });
+  })
+  .transform((list): Condition[] => list.map((c) => ({ ...c, query_operator: c.query_operator ?? 'and' })));
 
 function actionSchema(allowPrivate: boolean) {
   return z
@@ -211,11 +214,8 @@ function actionSchema(allowPrivate: boolean) {
     .transform((a): Action => {
       const name = a.action_name as ActionName;
       const params = (a.action_params ?? []) as Array<string | number>;
-      if (name === 'assign_agent' || name === 'assign_team') {
-        return { action_name: name, action_params: params.map((p) => (p === 'nil' ? 'nil' : Number(p))) };
-      }
       if (name === 'add_label' || name === 'remove_label') return { action_name: name, action_params: params.map((p) => String(p).trim()) };
-      return { action_name: name, action_params: params };
+      return { action_name: name, action_params: params.map(String) };
     });
 }
 
@@ -244,18 +244,19 @@ export const conditionResponse = z.object({
   attribute_key: z.string(),
   filter_operator: z.string(),
   values: z.union([z.array(z.string()), z.object({ from: z.array(z.string()), to: z.array(z.string()) })]),
-  query_operator: z.string().nullable(),
+  query_operator: z.string(),
   custom_attribute_type: z.string().optional(),
 });
 export const actionResponse = z.object({
   action_name: z.string(),
-  action_params: z.array(z.union([z.string(), z.number()])),
+  action_params: z.array(z.string()),
 });
 export const ruleResponse = z.object({
   id: z.number().int(),
   account_id: z.number().int(),
   name: z.string(),
-  description: z.string().nullable(),
+  /** SPEC types it a string: a rule made without one answers `""`. */
+  description: z.string(),
   event_name: z.string(),
   conditions: z.array(conditionResponse),
   actions: z.array(actionResponse),

@@ -9,10 +9,11 @@ export function ruleJson(r: repo.RuleRow): RuleJson {
     id: r.id,
     account_id: r.account_id,
     name: r.name,
-    description: r.description,
+    description: r.description ?? '',
     event_name: r.event_name,
-    conditions: r.conditions,
-    actions: r.actions,
+    // Rows are stored normalised; this keeps the answer SPEC-typed for any row written before that.
+    conditions: r.conditions.map((c) => ({ ...c, query_operator: c.query_operator ?? 'and' })),
+    actions: r.actions.map((a) => ({ ...a, action_params: (a.action_params ?? []).map(String) })),
     created_on: unixSeconds(r.created_at),
     active: r.active,
   };
