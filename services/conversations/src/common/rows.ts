@@ -84,6 +84,9 @@ export interface AttachmentMeta {
   extension: string | null;
   file_size: number;
   fallback_title: string | null;
+  /** Images only (read from the file's header when it was uploaded). */
+  width?: number | null;
+  height?: number | null;
 }
 
 export const PRIORITIES = ['low', 'medium', 'high', 'urgent'] as const;

@@ -70,6 +70,8 @@ export function senderData(m: MessageRow, refs: Refs): SenderResponse | null {
   if (m.sender_id === null || m.sender_type === null) return null;
   if (m.sender_type === 'Contact') {
     const c = refs.contacts.get(m.sender_id);
+    const thumbnail = str(c?.thumbnail);
+    // Chatwoot's contact push data, plus the public-profile fields SPEC's public sender lists.
     return {
       additional_attributes: obj(c?.additional_attributes),
       custom_attributes: obj(c?.custom_attributes),
@@ -78,7 +80,11 @@ export function senderData(m: MessageRow, refs: Refs): SenderResponse | null {
       identifier: strOrNull(c?.identifier),
       name: str(c?.name),
       phone_number: strOrNull(c?.phone_number),
-      thumbnail: str(c?.thumbnail),
+      thumbnail,
+      avatar_url: thumbnail,
+      available_name: str(c?.name),
+      availability_status: str(c?.availability_status, 'offline'),
+      created_at: typeof c?.created_at === 'number' ? new Date(c.created_at * 1000).toISOString() : '',
       blocked: c?.blocked === true,
       type: 'contact',
     };
@@ -96,7 +102,17 @@ export function senderData(m: MessageRow, refs: Refs): SenderResponse | null {
     };
   }
   const b = refs.bots.get(m.sender_id);
-  return { id: m.sender_id, name: str(b?.name), avatar_url: str(b?.thumbnail), type: m.sender_type === 'AgentBot' ? 'agent_bot' : 'captain_assistant' };
+  const avatar = str(b?.thumbnail);
+  // A bot is always there to answer.
+  return {
+    id: m.sender_id,
+    name: str(b?.name),
+    available_name: str(b?.name),
+    avatar_url: avatar,
+    thumbnail: avatar,
+    availability_status: 'online',
+    type: m.sender_type === 'AgentBot' ? 'agent_bot' : 'captain_assistant',
+  };
 }
 
 /** Where an attachment's bytes can be fetched: through the account API, or the public API for contacts. */
@@ -116,8 +132,8 @@ export function attachmentData(m: MessageRow, url: AttachmentBase): AttachmentRe
     data_url: url(Number(m.id), a.id),
     thumb_url: a.file_type === 'image' ? url(Number(m.id), a.id) : '',
     file_size: a.file_size,
-    width: null,
-    height: null,
+    width: a.width ?? null,
+    height: a.height ?? null,
     fallback_title: a.fallback_title,
     transcribed_text: null,
     coordinates_lat: null,
@@ -148,6 +164,8 @@ export function messageData(m: MessageRow, conv: ConversationRow, refs: Refs, un
     additional_attributes: m.additional_attributes,
     processed_message_content: m.content,
     sentiment: {},
+    // SPEC names a single `attachment` (the first file); Chatwoot's `attachments` holds them all.
+    attachment: null,
     conversation: {
       assignee_id: conv.assignee_id,
       unread_count: unreadCount,
@@ -157,7 +175,10 @@ export function messageData(m: MessageRow, conv: ConversationRow, refs: Refs, un
   };
   const sender = senderData(m, refs);
   if (sender) out.sender = sender;
-  if (m.attachments.length > 0) out.attachments = attachmentData(m, accountAttachmentUrl(conv.account_id, conv.display_id));
+  if (m.attachments.length > 0) {
+    out.attachments = attachmentData(m, accountAttachmentUrl(conv.account_id, conv.display_id));
+    out.attachment = out.attachments[0] ?? null;
+  }
   if (echoId) out.echo_id = echoId;
   return out;
 }

@@ -101,6 +101,9 @@ export const agentResponse = z.object({
   name: z.string(),
   role: z.string(),
   thumbnail: z.string(),
+  /** SPEC User fields that are not credentials. */
+  avatar_url: z.string(),
+  display_name: z.string().nullable(),
   custom_role_id: z.number().nullable(),
 });
 export type AgentResponse = z.infer<typeof agentResponse>;

@@ -87,6 +87,11 @@ const contactSender = z.object({
   name: z.string(),
   phone_number: z.string().nullable(),
   thumbnail: z.string(),
+  avatar_url: z.string(),
+  available_name: z.string(),
+  availability_status: z.string(),
+  /** ISO-8601 (SPEC's public sender types it as a string); '' when unknown. */
+  created_at: z.string(),
   blocked: z.boolean(),
   type: z.literal('contact'),
 });
@@ -102,7 +107,10 @@ const userSender = z.object({
 const botSender = z.object({
   id: z.number(),
   name: z.string(),
+  available_name: z.string(),
   avatar_url: z.string(),
+  thumbnail: z.string(),
+  availability_status: z.string(),
   type: z.enum(['agent_bot', 'captain_assistant']),
 });
 /** A message's `sender`: Chatwoot's push_event_data of the contact, user or bot. */
@@ -137,6 +145,8 @@ export const messageResponse = z
       last_activity_at: z.number(),
       contact_inbox: z.object({ source_id: z.string().nullable() }),
     }),
+    /** SPEC's single attachment: the first file, or null. */
+    attachment: attachmentResponse.nullable(),
     sender: senderResponse.optional(),
     attachments: z.array(attachmentResponse).optional(),
     echo_id: z.string().optional(),

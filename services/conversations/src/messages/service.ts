@@ -4,6 +4,7 @@ import type { AttachmentMeta, ConversationRow, MessageRow, SenderType } from '..
 import { messageSnapshot } from '../common/snapshots';
 import { changeConversation, emit, type Cause } from '../conversations/changes';
 import type { ConversationPatch } from '../conversations/repository';
+import { imageSize } from './image-size';
 import { insertAttachmentBlob, insertMessage, updateMessageRow } from './repository';
 
 /** A file of a multipart body. */
@@ -76,7 +77,9 @@ export async function createMessage(tx: Executor, cause: Cause, conv: Conversati
     const metas: AttachmentMeta[] = [];
     for (const f of files) {
       const id = await insertAttachmentBlob(tx, conv.account_id, message.id, f.mimetype || 'application/octet-stream', f.originalname || null, f.buffer);
-      metas.push({ id, file_type: fileTypeOf(f.mimetype), extension: extensionOf(f.originalname), file_size: f.size, fallback_title: f.originalname || null });
+      const fileType = fileTypeOf(f.mimetype);
+      const size = fileType === 'image' ? imageSize(f.buffer) : null;
+      metas.push({ id, file_type: fileType, extension: extensionOf(f.originalname), file_size: f.size, fallback_title: f.originalname || null, width: size?.width ?? null, height: size?.height ?? null });
     }
     message = await updateMessageRow(tx, conv.account_id, message.id, { attachments: metas });
   }

@@ -126,6 +126,7 @@ export async function handleProjectionEvent(tx: PoolClient, event: EventEnvelope
       const patch: Record<string, unknown> = {};
       if (d.name !== undefined) patch['name'] = d.name;
       if (d.email !== undefined) patch['email'] = d.email;
+      if (d.display_name !== undefined) patch['display_name'] = d.display_name ?? null;
       if (d.name !== undefined || d.display_name !== undefined) patch['available_name'] = d.display_name || d.name;
       if (Object.keys(patch).length > 0) {
         await tx.query('UPDATE agent_projections SET data = data || $2::jsonb WHERE id = $1 AND version_at <= $3', [d.id, JSON.stringify(patch), at]);
