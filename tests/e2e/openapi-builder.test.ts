@@ -109,4 +109,10 @@ describe('buildOpenApiDocument', () => {
       /operationId also used by a builderListItems[\s\S]*GET \/api\/v1\/accounts\/\{account_id\}\/items also documented[\s\S]*path parameter "thing_slug" is not in the path/,
     );
   });
+
+  it('when an operation has no summary or no tag, then building fails naming it', () => {
+    const bare = { ...(ops[0] as OperationSpec), operationId: 'builderBare', path: '/api/v1/accounts/{account_id}/bare', summary: ' ', tags: [] };
+    const blankTag = { ...(ops[0] as OperationSpec), operationId: 'builderBlankTag', path: '/api/v1/accounts/{account_id}/blank', tags: [''] };
+    expect(() => buildOpenApiDocument([{ service: 'c', operations: [bare, blankTag] }])).toThrow(/c builderBare: no summary[\s\S]*c builderBare: no tag[\s\S]*c builderBlankTag: no tag/);
+  });
 });

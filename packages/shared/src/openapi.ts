@@ -62,6 +62,8 @@ export interface OpenApiOperation {
   responses: Record<string, Record<string, unknown>>;
   /** The service that answers the operation. */
   'x-parley-service': string;
+  /** The number of the operation under SPEC's "Endpoints", for the 15 SPEC lists. */
+  'x-spec-operation'?: number;
 }
 
 export interface OpenApiDocument {
@@ -282,7 +284,8 @@ const ACCOUNT_ID_SCHEMA: JsonSchema = { type: 'integer', minimum: 1, description
 /**
  * Builds the OpenAPI 3.1.0 document from the services' operation lists. Throws one error
  * naming every problem found (duplicate operation ids or method+path pairs, path
- * parameters without a template slot, schemas that cannot be converted or clash).
+ * parameters without a template slot, an operation without a summary or a tag, schemas
+ * that cannot be converted or clash).
  */
 export function buildOpenApiDocument(sources: OperationSource[], options: OpenApiDocumentOptions = {}): OpenApiDocument {
   const problems: string[] = [];
@@ -298,6 +301,9 @@ export function buildOpenApiDocument(sources: OperationSource[], options: OpenAp
     if (seenRoutes.has(route)) problems.push(`${where}: ${route} also documented by ${seenRoutes.get(route)}`);
     seenRoutes.set(route, where);
     if (!op.path.startsWith('/')) problems.push(`${where}: path "${op.path}" must start with /`);
+    // A reader of the rendered docs finds an operation by its summary under its tag.
+    if (typeof op.summary !== 'string' || op.summary.trim() === '') problems.push(`${where}: no summary`);
+    if (!Array.isArray(op.tags) || op.tags.length === 0 || op.tags.some((t) => typeof t !== 'string' || t.trim() === '')) problems.push(`${where}: no tag (or a blank one)`);
     if (!METHOD_ORDER.includes(op.method)) problems.push(`${where}: unknown method ${op.method}`);
   }
 
