@@ -16,3 +16,4 @@ export * from './time';
 export * from './events/envelope';
 export * from './events/catalogue';
 export * from './openapi';
+export * from './uploads';

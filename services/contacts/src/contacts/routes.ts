@@ -1,8 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Router, type Request, type Response } from 'express';
-import { accountIdOf, idParam, NotFoundError, parseBody, parseQuery, requireAccount, requireRole, unwrap } from '@parley/shared';
+import { accountIdOf, idParam, NotFoundError, parseBody, parseQuery, requireAccount, requireRole, unwrap, imageFromRequest, multipartImage } from '@parley/shared';
 import type { AppDeps } from '../deps';
-import { avatarFromRequest, multipartAvatar } from '../avatars/upload';
 import { findBySource, listForContacts } from '../contact-inboxes/repository';
 import { listAccountInboxes, listMemberInboxes } from '../inboxes/repository';
 import { filterBodySchema } from './filter';
@@ -27,7 +26,7 @@ import { addContactInbox, createContact, destroyCustomAttributes, removeAvatar, 
 export function contactsRouter(deps: AppDeps): Router {
   const r = Router({ mergeParams: true });
   r.use(requireAccount, requireRole('administrator', 'agent'));
-  const upload = multipartAvatar(deps.config.AVATAR_MAX_BYTES);
+  const upload = multipartImage({ maxBytes: deps.config.AVATAR_MAX_BYTES, fileFields: ['avatar'] });
 
   r.get('/', async (req, res) => {
     const q = parseQuery(listQuerySchema, req.query);
@@ -50,7 +49,7 @@ export function contactsRouter(deps: AppDeps): Router {
 
   r.post('/', upload, async (req, res) => {
     const input = parseBody(createContactSchema, unwrap(req.body, 'contact', { siblings: true }));
-    const avatar = avatarFromRequest(req);
+    const avatar = imageFromRequest(req, 'avatar');
     const created = await createContact(deps, req.ctx, accountIdOf(req), input, avatar);
     res.json({
       payload: {
@@ -71,7 +70,7 @@ export function contactsRouter(deps: AppDeps): Router {
     async (req: Request, res: Response) => {
       const id = idParam(req, 'id', 'Contact');
       const input = parseBody(updateContactSchema, unwrap(req.body, 'contact', { siblings: true }));
-      const avatar = avatarFromRequest(req);
+      const avatar = imageFromRequest(req, 'avatar');
       const contact = await updateContactFields(deps, req.ctx, accountIdOf(req), id, input, avatar);
       res.json({ payload: await renderContact(deps, req.ctx, contact) });
     },

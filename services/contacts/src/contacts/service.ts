@@ -1,6 +1,5 @@
-import { diff, NotFoundError, ValidationError, withTransaction, writeEvent, type PoolClient, type RequestContext } from '@parley/shared';
+import { diff, NotFoundError, ValidationError, withTransaction, writeEvent, type PoolClient, type ImageUpload, type RequestContext } from '@parley/shared';
 import type { AppDeps } from '../deps';
-import type { AvatarUpload } from '../avatars/upload';
 import type { InboxRow } from '../inboxes/repository';
 import type { ContactInboxRow } from '../contact-inboxes/repository';
 import { ensureContactInbox } from '../contact-inboxes/service';
@@ -23,13 +22,13 @@ export function fieldsToWrite(input: ContactFieldsInput): ContactWrite {
 }
 
 /** Stores an upload for a contact in this transaction; the contact's `avatar` column is the caller's to set. */
-export async function storeAvatar(tx: PoolClient, contact: { id: number; account_id: number }, avatar: AvatarUpload): Promise<ContactWrite> {
+export async function storeAvatar(tx: PoolClient, contact: { id: number; account_id: number }, avatar: ImageUpload): Promise<ContactWrite> {
   await upsertAvatar(tx, contact.account_id, contact.id, avatar);
   return { avatar: { token: avatar.token, content_type: avatar.content_type, byte_size: avatar.byte_size, sha256: avatar.sha256 } };
 }
 
 /** Inserts a contact (and its upload) and writes `contact.created`. Unique keys surface as 409 naming the field. */
-export async function insertNewContact(tx: PoolClient, deps: AppDeps, ctx: RequestContext, accountId: number, write: ContactWrite, avatar?: AvatarUpload): Promise<ContactRow> {
+export async function insertNewContact(tx: PoolClient, deps: AppDeps, ctx: RequestContext, accountId: number, write: ContactWrite, avatar?: ImageUpload): Promise<ContactRow> {
   let contact = await insertContact(tx, accountId, write);
   if (avatar) contact = (await updateContact(tx, accountId, contact.id, await storeAvatar(tx, contact, avatar))) ?? contact;
   await writeEvent(tx, ctx, { type: 'contact.created', accountId, data: contactSnapshot(contact, deps.config.PUBLIC_BASE_URL) });
@@ -70,7 +69,7 @@ export interface CreatedContact {
 }
 
 /** POST /contacts: the contact, and with `inbox_id` its contact_inbox (source id given or a new UUID). */
-export async function createContact(deps: AppDeps, ctx: RequestContext, accountId: number, input: CreateContactInput, avatar?: AvatarUpload): Promise<CreatedContact> {
+export async function createContact(deps: AppDeps, ctx: RequestContext, accountId: number, input: CreateContactInput, avatar?: ImageUpload): Promise<CreatedContact> {
   const inbox = input.inbox_id !== undefined ? await inboxForField(deps, ctx, accountId, input.inbox_id) : null;
   return withTransaction(deps.pool, async (tx) => {
     const write = fieldsToWrite(input);
@@ -83,7 +82,7 @@ export async function createContact(deps: AppDeps, ctx: RequestContext, accountI
 }
 
 /** PATCH /contacts/{id}: attributes are merged into the stored ones (Chatwoot), other fields replaced. */
-export async function updateContactFields(deps: AppDeps, ctx: RequestContext, accountId: number, id: number, input: ContactFieldsInput, avatar?: AvatarUpload): Promise<ContactRow> {
+export async function updateContactFields(deps: AppDeps, ctx: RequestContext, accountId: number, id: number, input: ContactFieldsInput, avatar?: ImageUpload): Promise<ContactRow> {
   return withTransaction(deps.pool, async (tx) => {
     const before = await lockContact(tx, accountId, id);
     const write = fieldsToWrite(input);

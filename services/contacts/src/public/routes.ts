@@ -1,7 +1,6 @@
 import { Router, type Request, type Response } from 'express';
-import { NotFoundError, parseBody, parseQuery, unwrap } from '@parley/shared';
+import { imageFromRequest, multipartImage, NotFoundError, parseBody, parseQuery, unwrap } from '@parley/shared';
 import type { AppDeps } from '../deps';
-import { avatarFromRequest, multipartAvatar } from '../avatars/upload';
 import { findAvatarByToken } from '../contacts/repository';
 import { publicCreateSchema, publicShowQuerySchema, publicUpdateSchema } from '../contacts/schemas';
 import { publicContactView, publicFullContact } from '../contacts/serializers';
@@ -14,11 +13,11 @@ function param(req: Request, name: string): string {
 /** Mounted at `/public/api/v1/inboxes/:inbox_identifier/contacts`: no credential (SPEC 5). */
 export function publicContactsRouter(deps: AppDeps): Router {
   const r = Router({ mergeParams: true });
-  const upload = multipartAvatar(deps.config.AVATAR_MAX_BYTES);
+  const upload = multipartImage({ maxBytes: deps.config.AVATAR_MAX_BYTES, fileFields: ['avatar'] });
 
   r.post('/', upload, async (req, res) => {
     const input = parseBody(publicCreateSchema, unwrap(req.body, 'contact', { siblings: true }));
-    const avatar = avatarFromRequest(req);
+    const avatar = imageFromRequest(req, 'avatar');
     const { contact, contactInbox } = await publicCreateContact(deps, req.ctx, param(req, 'inbox_identifier'), input, avatar);
     res.json(publicContactView(contact, contactInbox));
   });
@@ -33,7 +32,7 @@ export function publicContactsRouter(deps: AppDeps): Router {
     upload,
     async (req: Request, res: Response) => {
       const input = parseBody(publicUpdateSchema, unwrap(req.body, 'contact', { siblings: true }));
-      const avatar = avatarFromRequest(req);
+      const avatar = imageFromRequest(req, 'avatar');
       const { contact } = await publicUpdateContact(deps, req.ctx, param(req, 'inbox_identifier'), param(req, 'contact_identifier'), input, avatar);
       res.json(publicFullContact(contact, deps.config.PUBLIC_BASE_URL));
     },

@@ -1,7 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { ConflictError, NotFoundError, withTransaction, writeEvent, type PoolClient, type RequestContext } from '@parley/shared';
+import { ConflictError, NotFoundError, withTransaction, writeEvent, type PoolClient, type ImageUpload, type RequestContext } from '@parley/shared';
 import type { AppDeps } from '../deps';
-import type { AvatarUpload } from '../avatars/upload';
 import type { InboxRow } from '../inboxes/repository';
 import { findBySource, markVerified, type ContactInboxRow } from '../contact-inboxes/repository';
 import { ensureContactInbox } from '../contact-inboxes/service';
@@ -59,7 +58,7 @@ function provesContact(hashOk: boolean, identifier: string | null | undefined, c
  * (the given source id or a UUID). A correct identifier_hash for the contact's identifier
  * marks the pair verified (Chatwoot checks the hash on create but never sets the flag).
  */
-export async function publicCreateContact(deps: AppDeps, ctx: RequestContext, inboxIdentifier: string, input: PublicCreateInput, avatar?: AvatarUpload): Promise<PublicContact> {
+export async function publicCreateContact(deps: AppDeps, ctx: RequestContext, inboxIdentifier: string, input: PublicCreateInput, avatar?: ImageUpload): Promise<PublicContact> {
   const inbox = await publicInbox(deps, ctx, inboxIdentifier);
   const hashOk = checkIdentity(inbox, input.identifier, input.identifier_hash);
   const accountId = inbox.account_id;
@@ -143,7 +142,7 @@ export async function publicUpdateContact(
   inboxIdentifier: string,
   sourceId: string,
   input: PublicUpdateInput,
-  avatar?: AvatarUpload,
+  avatar?: ImageUpload,
 ): Promise<PublicContact> {
   const inbox = await publicInbox(deps, ctx, inboxIdentifier);
   return withTransaction(deps.pool, async (tx) => {
