@@ -1,4 +1,6 @@
-import { asCaller, tapEvents, type EventTap } from '@parley/testkit';
+import type { Executor } from '@parley/shared';
+import { asCaller, tapEvents, waitFor, type EventTap } from '@parley/testkit';
+import { PrincipalStore } from '../../services/gateway/src/auth/principals';
 import { PLATFORM_TOKEN, startStack, type Stack } from '../support/stack';
 import { seedAccount, type SeededAccount } from '../support/factories';
 import { client, expectErrorBody } from '../support/http';
@@ -339,6 +341,194 @@ describe('identity through the gateway: platform API, profile, agents, teams, bo
     });
   });
 
+  describe('principal cache invalidation (every change that affects a cached token)', () => {
+    /** A request that caches the token's principal (and the account's settings) in Redis. */
+    const warm = async (token: string, accountId: number) => expect((await call('GET', `/api/v1/accounts/${accountId}/agents`, { token })).status).toBe(200);
+
+    it('when a user is renamed through the Platform API, then the next request acts under the new name', async () => {
+      const u = await acc.addUser('administrator');
+      await warm(u.token, acc.accountId);
+      expect((await call('PATCH', `/platform/api/v1/users/${u.userId}`, { ...platform, body: { name: 'Renamed Person' } })).status).toBe(200);
+      const team = await call('POST', `/api/v1/accounts/${acc.accountId}/teams`, { token: u.token, body: { name: `renamed-${u.userId}` } });
+      expect(team.status).toBe(200);
+      const ev = await tap.next('team.created', (e) => e.data['id'] === team.body.id);
+      expect(ev.actor).toMatchObject({ type: 'user', id: u.userId, name: 'Renamed Person' });
+    });
+
+    it('when a cached user is added to another account through the Platform API, then that account opens at once', async () => {
+      const u = await acc.addUser('agent');
+      await warm(u.token, acc.accountId);
+      expect((await call('GET', `/api/v1/accounts/${other.accountId}/agents`, { token: u.token })).status).toBe(403);
+      await call('POST', `/platform/api/v1/accounts/${other.accountId}/account_users`, { ...platform, body: { user_id: u.userId, role: 'agent' } });
+      expect((await call('GET', `/api/v1/accounts/${other.accountId}/agents`, { token: u.token })).status).toBe(200);
+    });
+
+    it('when a cached account is suspended, then its members are refused at once, and let in again when it is reactivated', async () => {
+      const s = await seedAccount(stack);
+      await warm(s.admin.token, s.accountId);
+      await call('PATCH', `/platform/api/v1/accounts/${s.accountId}`, { ...platform, body: { status: 'suspended' } });
+      const refused = await call('GET', `/api/v1/accounts/${s.accountId}/agents`, { token: s.admin.token });
+      expect(refused.status).toBe(403);
+      expectErrorBody(refused.body, 'account_suspended');
+      await call('PATCH', `/platform/api/v1/accounts/${s.accountId}`, { ...platform, body: { status: 'active' } });
+      await warm(s.admin.token, s.accountId);
+    });
+
+    it('when a cached bot is deleted (account API or Platform API), then its token is unknown at once', async () => {
+      const viaAccount = await call('POST', `/api/v1/accounts/${acc.accountId}/agent_bots`, { token: acc.admin.token, body: { name: 'Short-lived' } });
+      const viaPlatform = await call('POST', '/platform/api/v1/agent_bots', { ...platform, body: { name: 'Platform bot', account_id: acc.accountId } });
+      for (const bot of [viaAccount.body, viaPlatform.body]) {
+        // A bot endpoint: the conversations service answers (422 for the empty body), so the token was let in.
+        expect((await call('POST', `/api/v1/accounts/${acc.accountId}/conversations`, { token: bot.access_token, body: {} })).status).toBe(422);
+      }
+      expect((await call('DELETE', `/api/v1/accounts/${acc.accountId}/agent_bots/${viaAccount.body.id}`, { token: acc.admin.token })).status).toBe(200);
+      expect((await call('DELETE', `/platform/api/v1/agent_bots/${viaPlatform.body.id}`, platform)).status).toBe(200);
+      for (const bot of [viaAccount.body, viaPlatform.body]) {
+        const res = await call('POST', `/api/v1/accounts/${acc.accountId}/conversations`, { token: bot.access_token, body: {} });
+        expect(res.status).toBe(401);
+        expectErrorBody(res.body, 'invalid_token');
+      }
+    });
+
+    it('when a cached bot is moved to another account through the Platform API, then only the new account takes it', async () => {
+      const bot = await call('POST', '/platform/api/v1/agent_bots', { ...platform, body: { name: 'Mover', account_id: acc.accountId } });
+      expect((await call('POST', `/api/v1/accounts/${acc.accountId}/conversations`, { token: bot.body.access_token, body: {} })).status).toBe(422);
+      expect((await call('PATCH', `/platform/api/v1/agent_bots/${bot.body.id}`, { ...platform, body: { account_id: other.accountId } })).status).toBe(200);
+      const old = await call('POST', `/api/v1/accounts/${acc.accountId}/conversations`, { token: bot.body.access_token, body: {} });
+      expect(old.status).toBe(403);
+      expectErrorBody(old.body, 'not_account_member');
+      expect((await call('POST', `/api/v1/accounts/${other.accountId}/conversations`, { token: bot.body.access_token, body: {} })).status).toBe(422);
+    });
+
+    it('when a cached user is deleted through the Platform API, then the token is unknown at once', async () => {
+      const u = await acc.addUser('agent');
+      await warm(u.token, acc.accountId);
+      expect((await call('DELETE', `/platform/api/v1/users/${u.userId}`, platform)).status).toBe(200);
+      const res = await call('GET', '/api/v1/profile', { token: u.token });
+      expect(res.status).toBe(401);
+      expectErrorBody(res.body, 'invalid_token');
+      await tap.next('agent.removed', (e) => e.data['id'] === u.userId && e.account_id === acc.accountId);
+    });
+
+    it("when an account is deleted through the Platform API, then its members and bots lose it at once; a member keeps their other account", async () => {
+      const doomed = await seedAccount(stack);
+      const bot = await doomed.addBot();
+      await call('POST', `/platform/api/v1/accounts/${other.accountId}/account_users`, { ...platform, body: { user_id: doomed.agent.userId, role: 'agent' } });
+      await warm(doomed.admin.token, doomed.accountId);
+      await warm(doomed.agent.token, doomed.accountId);
+      expect((await call('POST', `/api/v1/accounts/${doomed.accountId}/conversations`, { token: bot.token, body: {} })).status).toBe(422);
+
+      expect((await call('DELETE', `/platform/api/v1/accounts/${doomed.accountId}`, platform)).status).toBe(200);
+      for (const token of [doomed.admin.token, doomed.agent.token]) {
+        const res = await call('GET', `/api/v1/accounts/${doomed.accountId}/agents`, { token });
+        expect(res.status).toBe(404);
+        expectErrorBody(res.body, 'not_found');
+      }
+      const botRes = await call('POST', `/api/v1/accounts/${doomed.accountId}/conversations`, { token: bot.token, body: {} });
+      expect(botRes.status).toBe(401);
+      const profile = await call('GET', '/api/v1/profile', { token: doomed.agent.token });
+      expect(profile.body.accounts.map((a: { id: number }) => a.id)).toEqual([other.accountId]);
+      expect((await call('GET', `/api/v1/accounts/${other.accountId}/agents`, { token: doomed.agent.token })).status).toBe(200);
+    });
+
+    /**
+     * A store whose loads hold their result until released when the SQL matches: the load has
+     * read Postgres before the change commits and would cache it after the invalidation.
+     */
+    function heldStore(match: RegExp) {
+      const deps = stack.gateway.deps;
+      let release!: () => void;
+      const gate = new Promise<void>((r) => (release = r));
+      let loaded = false;
+      const db = {
+        query: async (sql: string, params?: unknown[]) => {
+          const result = await deps.pool.query(sql, params);
+          if (match.test(sql)) {
+            loaded = true;
+            await gate;
+          }
+          return result;
+        },
+      } as unknown as Executor;
+      const store = new PrincipalStore(deps.pool, deps.redis, deps.config.NAMESPACE, 300, db);
+      return { store, release, loaded: () => loaded };
+    }
+
+    it('when a token is loaded just before its agent is removed, then the stale load is not cached after the removal', async () => {
+      const u = await acc.addUser('agent');
+      await call('POST', `/platform/api/v1/accounts/${other.accountId}/account_users`, { ...platform, body: { user_id: u.userId, role: 'agent' } });
+      const held = heldStore(/FROM account_users/);
+      const pending = held.store.resolve(u.token);
+      await waitFor(() => held.loaded() || undefined, { what: 'the held load' });
+      expect((await call('DELETE', `/api/v1/accounts/${acc.accountId}/agents/${u.userId}`, { token: acc.admin.token })).status).toBe(200);
+      held.release();
+      expect((await pending)?.kind).toBe('user');
+      const res = await call('GET', `/api/v1/accounts/${acc.accountId}/agents`, { token: u.token });
+      expect(res.status).toBe(403);
+      expectErrorBody(res.body, 'not_account_member');
+    });
+
+    it('when an account is loaded just before it is suspended, then the stale load is not cached after the suspension', async () => {
+      const s = await seedAccount(stack);
+      const held = heldStore(/FROM accounts WHERE id/);
+      const pending = held.store.account(s.accountId);
+      await waitFor(() => held.loaded() || undefined, { what: 'the held load' });
+      await call('PATCH', `/platform/api/v1/accounts/${s.accountId}`, { ...platform, body: { status: 'suspended' } });
+      held.release();
+      expect((await pending)?.status).toBe('active');
+      const res = await call('GET', `/api/v1/accounts/${s.accountId}/agents`, { token: s.admin.token });
+      expect(res.status).toBe(403);
+      expectErrorBody(res.body, 'account_suspended');
+    });
+  });
+
+  describe('concurrent identity writes', () => {
+    it('when the same new agent is added twice at once, then one request adds them, the other is 422, and one user exists', async () => {
+      const mail = email();
+      const add = () => call('POST', `/api/v1/accounts/${acc.accountId}/agents`, { token: acc.admin.token, body: { name: 'Twin', email: mail } });
+      const results = await Promise.all([add(), add()]);
+      expect(results.map((r) => r.status).sort()).toEqual([200, 422]);
+      const refused = results.find((r) => r.status === 422)!;
+      expect(refused.body.errors[0]).toMatchObject({ field: 'email', code: 'taken' });
+      const list = await call('GET', `/api/v1/accounts/${acc.accountId}/agents`, { token: acc.admin.token });
+      expect(list.body.filter((a: { email: string }) => a.email === mail)).toHaveLength(1);
+    });
+
+    it('when the Platform API creates the same user twice at once, then both answers are that one user with its token', async () => {
+      const mail = email();
+      const create = () => call('POST', '/platform/api/v1/users', { ...platform, body: { name: 'Racer', email: mail } });
+      const [a, b] = await Promise.all([create(), create()]);
+      expect([a.status, b.status]).toEqual([200, 200]);
+      expect(b.body.id).toBe(a.body.id);
+      expect(b.body.access_token).toBe(a.body.access_token);
+      expect((await call('GET', '/api/v1/profile', { token: a.body.access_token })).body.email).toBe(mail);
+    });
+
+    it('when a user is removed from both of their accounts at once, then they are left with none and their user and token are gone', async () => {
+      for (let i = 0; i < 3; i++) {
+        const u = await acc.addUser('agent');
+        await call('POST', `/platform/api/v1/accounts/${other.accountId}/account_users`, { ...platform, body: { user_id: u.userId, role: 'agent' } });
+        const [x, y] = await Promise.all([
+          call('DELETE', `/api/v1/accounts/${acc.accountId}/agents/${u.userId}`, { token: acc.admin.token }),
+          call('DELETE', `/api/v1/accounts/${other.accountId}/agents/${u.userId}`, { token: other.admin.token }),
+        ]);
+        expect([x.status, y.status]).toEqual([200, 200]);
+        expect((await call('GET', '/api/v1/profile', { token: u.token })).status).toBe(401);
+        expect((await call('GET', `/platform/api/v1/users/${u.userId}`, platform)).status).toBe(404);
+      }
+    });
+
+    it('when the same email is added as an agent in two accounts at once, then both memberships belong to one user', async () => {
+      const mail = email();
+      const [x, y] = await Promise.all([
+        call('POST', `/api/v1/accounts/${acc.accountId}/agents`, { token: acc.admin.token, body: { name: 'Both', email: mail } }),
+        call('POST', `/api/v1/accounts/${other.accountId}/agents`, { token: other.admin.token, body: { name: 'Both', email: mail } }),
+      ]);
+      expect([x.status, y.status]).toEqual([200, 200]);
+      expect(x.body.id).toBe(y.body.id);
+    });
+  });
+
   describe('account and internal API', () => {
     it('when a member reads the account and an administrator renames it, then both answer the account', async () => {
       const read = await call('GET', `/api/v1/accounts/${acc.accountId}`, { token: acc.agent.token });
@@ -394,10 +584,40 @@ describe('gateway rate limits', () => {
     expect((await call('GET', '/api/v1/profile', { token: acc.agent.token })).status).toBe(200);
   });
 
+  it('when a token is limited, then Redis keys its counter by a hash, never the token itself', async () => {
+    const acc = await seedAccount(stack);
+    const redis = stack.gateway.deps.redis;
+    const before = await redis.keys(`${stack.env.namespace}rl:token*`);
+    await call('GET', '/api/v1/profile', { token: acc.admin.token });
+    const keys = await redis.keys(`${stack.env.namespace}rl:token*`);
+    expect(keys.length).toBeGreaterThan(before.length);
+    expect(keys.some((k) => k.includes(acc.admin.token))).toBe(false);
+  });
+
   it('when a downstream service is down, then 503 unavailable with the Error body', async () => {
     const acc = await seedAccount(stack);
     const res = await call('GET', `/api/v1/accounts/${acc.accountId}/conversations`, { token: acc.agent.token });
     expect(res.status).toBe(503);
     expectErrorBody(res.body, 'unavailable');
+  });
+});
+
+describe('gateway per-IP limit and forwarded addresses', () => {
+  let stack: Stack;
+  let call: ReturnType<typeof client>;
+  beforeAll(async () => {
+    stack = await startStack({ only: [], gateway: { RATE_LIMIT_PER_IP: 3, RATE_LIMIT_PER_TOKEN: 1000 } });
+    call = client(stack.gatewayUrl);
+  });
+  afterAll(() => stack?.stop());
+
+  it('when a client sends a new X-Forwarded-For with each request, then it still hits its own per-IP limit', async () => {
+    const statuses: number[] = [];
+    for (let i = 0; i < 4; i++) {
+      const res = await call('GET', '/api/v1/profile', { headers: { 'x-forwarded-for': `203.0.113.${i + 1}` } });
+      statuses.push(res.status);
+      if (res.status === 429) expectErrorBody(res.body, 'rate_limited');
+    }
+    expect(statuses).toEqual([401, 401, 401, 429]);
   });
 });

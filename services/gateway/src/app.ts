@@ -1,6 +1,6 @@
 import type { Express } from 'express';
 import { createBaseApp, finishApp, healthRouter, jsonBody, requireInternalContext, type ServiceDeps } from '@parley/shared';
-import type { GatewayConfig } from './config';
+import { trustProxySetting, type GatewayConfig } from './config';
 import type { GatewayDeps } from './deps';
 import { PrincipalStore } from './auth/principals';
 import { accountScope, anonymousScope, authenticate, stripIdentityHeaders, userScope } from './auth/middleware';
@@ -22,6 +22,9 @@ export function createApp(base: ServiceDeps<GatewayConfig>): Express {
   const deps = gatewayDeps(base);
   const { config, redis, log } = deps;
   const app = createBaseApp(log);
+  // The services trust the gateway's X-Forwarded-For; the gateway itself trusts only the
+  // proxies it is told about, so a client cannot pick its own address (per-IP limit, audit).
+  app.set('trust proxy', trustProxySetting(config.TRUST_PROXY));
   app.use(healthRouter({ service: 'gateway', pool: deps.pool, redis, amqp: deps.amqp }));
   app.use(docsRouter()); // /openapi.json, /openapi.yaml, /docs: public, no credential
   // Service-to-service API: only callers that sign with the internal secret (the services;

@@ -1,10 +1,25 @@
 import { z } from 'zod';
 import { baseConfigSchema, loadConfig } from '@parley/shared';
 
+/**
+ * Express's 'trust proxy' from `TRUST_PROXY`: `false` (the default: the gateway is the edge
+ * and X-Forwarded-For is the client's to forge), `true`, a hop count, or addresses/subnets
+ * (`loopback`, `10.0.0.0/8, 172.16.0.0/12`) of the proxies in front of it.
+ */
+export function trustProxySetting(raw: string): boolean | number | string {
+  const v = raw.trim();
+  if (v === '' || v === 'false') return false;
+  if (v === 'true') return true;
+  if (/^[0-9]+$/.test(v)) return Number(v);
+  return v;
+}
+
 export const gatewayConfigSchema = baseConfigSchema.extend({
   PORT: z.coerce.number().int().min(0).max(65535).default(3000),
   /** Token of the platform app allowed on `/platform/api/v1` (Chatwoot's PlatformApp). */
   PLATFORM_API_TOKEN: z.string().min(16).default('parley-dev-platform-token-change-me'),
+  /** See trustProxySetting: decides the client address used by the per-IP limit and passed on to the services. */
+  TRUST_PROXY: z.string().default('false'),
   RATE_LIMIT_WINDOW_SECONDS: z.coerce.number().int().positive().default(60),
   /** Requests per window per client IP (Chatwoot's Rack::Attack default is 3000/min). */
   RATE_LIMIT_PER_IP: z.coerce.number().int().positive().default(3000),

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type { Request, RequestHandler } from 'express';
 import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
 import { RateLimitedError, type Redis } from '@parley/shared';
@@ -39,4 +40,8 @@ export function rateLimit(opts: LimitOptions): RequestHandler {
 }
 
 export const byIp = (req: Request): string | null => req.ip ?? req.socket.remoteAddress ?? null;
-export const byToken = (req: Request): string | null => readToken(req);
+/** Keyed by the token's hash: Redis never holds a credential in the clear. */
+export const byToken = (req: Request): string | null => {
+  const token = readToken(req);
+  return token === null ? null : createHash('sha256').update(token).digest('hex');
+};

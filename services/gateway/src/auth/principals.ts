@@ -16,10 +16,31 @@ function tokenKey(ns: string, token: string): string {
   return `${ns}gw:token:${createHash('sha256').update(token).digest('hex')}`;
 }
 
+function accountKey(ns: string, id: number): string {
+  return `${ns}gw:account:${id}`;
+}
+
+/** Each cached entry has a version key; an invalidation bumps it. */
+const versionKey = (key: string) => `${key}:v`;
+
+/**
+ * Stores a value only if the entry's version is still the one read before the database was:
+ * a reader that loaded the old rows just before a change committed cannot put them back
+ * after that change's invalidation (which bumped the version).
+ */
+const SET_IF_VERSION = `
+local v = redis.call('GET', KEYS[2])
+if (v == false and ARGV[1] == '') or v == ARGV[1] then
+  redis.call('SET', KEYS[1], ARGV[2], 'EX', ARGV[3])
+  return 1
+end
+return 0`;
+
 /**
  * Token -> principal and account -> settings, cached in Redis. Every write to a token,
  * user, membership or account calls the matching invalidate after commit, so a removed
  * agent loses access at once; the TTL only bounds staleness if an invalidation is lost.
+ * Reads that race an invalidation never re-cache what they loaded before it (versions).
  */
 export class PrincipalStore {
   constructor(
@@ -27,39 +48,51 @@ export class PrincipalStore {
     private readonly redis: Redis,
     private readonly ns: string,
     private readonly ttlSeconds: number,
+    /** Loads from Postgres; tests may wrap it to hold a load while a change commits. */
+    private readonly db: Executor = pool,
   ) {}
 
   async resolve(token: string): Promise<Principal | null> {
-    const key = tokenKey(this.ns, token);
-    try {
-      const cached = await this.redis.get(key);
-      if (cached) return JSON.parse(cached) as Principal;
-    } catch {
-      // Redis away: answer from Postgres.
-    }
-    const principal = await loadPrincipal(this.pool, token);
-    if (principal) {
-      await this.redis.set(key, JSON.stringify(principal), 'EX', this.ttlSeconds).catch(() => undefined);
-    }
-    return principal;
+    return this.cached(tokenKey(this.ns, token), () => loadPrincipal(this.db, token));
   }
 
   async account(id: number): Promise<AccountInfo | null> {
-    const key = `${this.ns}gw:account:${id}`;
+    return this.cached(accountKey(this.ns, id), async () => {
+      const { rows } = await this.db.query<AccountInfo>('SELECT id, name, status, features FROM accounts WHERE id = $1', [id]);
+      return rows[0] ?? null;
+    });
+  }
+
+  /** Read-through; a missing record is not cached (it may be created any moment). */
+  private async cached<T>(key: string, load: () => Promise<T | null>): Promise<T | null> {
+    let version: string | null | undefined;
     try {
-      const cached = await this.redis.get(key);
-      if (cached) return JSON.parse(cached) as AccountInfo;
+      const [cached, v] = await this.redis.mget(key, versionKey(key));
+      if (cached) return JSON.parse(cached) as T;
+      version = v ?? null;
     } catch {
-      // fall through
+      version = undefined; // Redis away: answer from Postgres, cache nothing.
     }
-    const { rows } = await this.pool.query<AccountInfo>('SELECT id, name, status, features FROM accounts WHERE id = $1', [id]);
-    const info = rows[0] ?? null;
-    if (info) await this.redis.set(key, JSON.stringify(info), 'EX', this.ttlSeconds).catch(() => undefined);
-    return info;
+    const value = await load();
+    if (value !== null && version !== undefined) {
+      await this.redis.eval(SET_IF_VERSION, 2, key, versionKey(key), version ?? '', JSON.stringify(value), this.ttlSeconds).catch(() => undefined);
+    }
+    return value;
+  }
+
+  private async invalidate(key: string): Promise<void> {
+    // The version outlives any cached entry and any load still in flight.
+    await this.redis
+      .multi()
+      .incr(versionKey(key))
+      .expire(versionKey(key), this.ttlSeconds * 2 + 60)
+      .del(key)
+      .exec()
+      .catch(() => undefined);
   }
 
   async invalidateToken(token: string): Promise<void> {
-    await this.redis.del(tokenKey(this.ns, token)).catch(() => undefined);
+    await this.invalidate(tokenKey(this.ns, token));
   }
 
   /** Drops the cached principal of every token a user or bot owns. */
@@ -73,7 +106,7 @@ export class PrincipalStore {
   }
 
   async invalidateAccount(id: number): Promise<void> {
-    await this.redis.del(`${this.ns}gw:account:${id}`).catch(() => undefined);
+    await this.invalidate(accountKey(this.ns, id));
   }
 }
 

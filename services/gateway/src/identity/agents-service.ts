@@ -135,15 +135,15 @@ export async function removeMembership(tx: Executor, ctx: RequestContext, accoun
  */
 export async function removeAgent(deps: GatewayDeps, ctx: RequestContext, accountId: number, userId: number): Promise<void> {
   const dropped = await withTransaction(deps.pool, async (tx) => {
-    if (!(await findMembership(tx, accountId, userId, { lock: true }))) throw new NotFoundError('Agent', 'id');
+    // The user row first: removals of one user from two accounts at once take turns, so the
+    // second sees the first's and deletes a user left without accounts (user, then membership).
+    const user = await findUser(tx, userId, { lock: true });
+    if (!user || !(await findMembership(tx, accountId, userId, { lock: true }))) throw new NotFoundError('Agent', 'id');
     await removeMembership(tx, ctx, accountId, userId);
     if ((await listMembershipsOfUser(tx, userId)).length > 0) return [];
-    const user = await findUser(tx, userId, { lock: true });
     const tokens = await deleteTokens(tx, 'User', [userId]);
-    if (user) {
-      await deleteUser(tx, userId);
-      await writeEvent(tx, ctx, { type: 'user.deleted', accountId: null, data: userEventData(user) });
-    }
+    await deleteUser(tx, userId);
+    await writeEvent(tx, ctx, { type: 'user.deleted', accountId: null, data: userEventData(user) });
     return tokens;
   });
   // The principal of a user who stays elsewhere still lists this account: drop it.
