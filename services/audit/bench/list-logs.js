@@ -121,7 +121,7 @@ async function main() {
       ['big account, page 400 (offset 9,975)', big, 400],
       ['big account, type=Webhook', { ...big, auditableType: 'Webhook' }, 1],
       ['big account, action=destroy', { ...big, action: 'destroy' }, 1],
-      ['big account, user_id=3', { ...big, userId: 3 }, 1],
+      ['big account, user_id=3', { ...big, userId: 3, userType: 'User' }, 1],
       ['big account, one day', { ...big, ...day }, 1],
       ['big account, type + action + day', { ...big, ...day, auditableType: 'Inbox', action: 'update' }, 1],
       ['small account, page 1', small, 1],

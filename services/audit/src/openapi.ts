@@ -7,9 +7,9 @@ export const operations = defineOperations([
     method: 'get',
     path: '/api/v1/accounts/{account_id}/audit_logs',
     operationId: 'listAuditLogs',
-    summary: 'List audit log entries (SPEC operation 10)',
+    summary: 'List audit logs',
     description:
-      "Administrators only (403 otherwise). Newest first, 25 a page. When the account's `audit_logs` feature is off the answer is 403 with code `feature_disabled` (Chatwoot answers an empty list); entries are recorded either way. Beyond Chatwoot: filters by auditable type, action, user and time range; an unknown or malformed parameter is 400.",
+      "Administrators only (403 otherwise). Newest first, 25 a page (`page`). When the account's `audit_logs` feature is off the answer is 403 with code `feature_disabled` (Chatwoot answers an empty list); entries are recorded either way. Every entry field is typed as SPEC says, never null: `user_id` is 0 and strings are empty when unknown. Beyond Chatwoot: filters by auditable type, action, actor (`user_id`, `user_type`) and time range; an unknown or malformed parameter is 400.",
     tags: ['Audit Logs'],
     security: ['userApiKey'],
     query: listQuerySchema,

@@ -90,6 +90,22 @@ describe('GET /api/v1/accounts/:account_id/audit_logs (service level)', () => {
     expect(none.body).toMatchObject({ total_entries: 0, audit_logs: [] });
   });
 
+  it('when filtered by user, then a user id means that user, not a bot or a rule with the same id; user_type picks another kind of actor', async () => {
+    const acc = randomAccountId();
+    await bus.publish(
+      envelope({ type: 'label.created', accountId: acc, data: { id: 1, title: 'by user 8' }, actor: admin8 }),
+      envelope({ type: 'label.created', accountId: acc, data: { id: 2, title: 'by bot 8' }, actor: { type: 'agent_bot', id: 8, name: 'Bot' } }),
+      envelope({ type: 'label.updated', accountId: acc, data: { id: 1, title: 'by rule 8' }, changes: { title: ['by user 8', 'by rule 8'] }, actor: { type: 'automation_rule', id: 8, name: 'Rule' }, ip: null }),
+    );
+    await waitFor(async () => (await get(acc)).body.total_entries === 3, { what: '3 entries' });
+    const byUser = await get(acc, '?user_id=8');
+    expect(byUser.body.audit_logs.map((e: any) => [e.auditable_id, e.user_type])).toEqual([[1, 'User']]);
+    const byBot = await get(acc, '?user_id=8&user_type=AgentBot');
+    expect(byBot.body.audit_logs.map((e: any) => [e.auditable_id, e.user_type, e.username])).toEqual([[2, 'AgentBot', 'Bot']]);
+    const byRules = await get(acc, '?user_type=automation_rule');
+    expect(byRules.body).toMatchObject({ total_entries: 1, audit_logs: [{ action: 'update', user_id: 8, user_type: 'automation_rule', remote_address: '' }] });
+  });
+
   it('when filtered by a time range, then since and until are inclusive in unix seconds and ISO', async () => {
     const since = (t0 + 10 * hour) / 1000;
     const until = (t0 + 12 * hour) / 1000;
@@ -105,7 +121,7 @@ describe('GET /api/v1/accounts/:account_id/audit_logs (service level)', () => {
   });
 
   it('when a query parameter is unknown or malformed, then 400 with the Error body', async () => {
-    for (const q of ['?page=0', '?page=abc', '?page=-1', '?page=1.5', '?action=delete', '?auditable_type=Nope', '?user_id=x', '?since=yesterday', '?until=2025-13-40', '?per_page=50', '?action[]=create']) {
+    for (const q of ['?page=0', '?page=abc', '?page=-1', '?page=1.5', '?action=delete', '?auditable_type=Nope', '?auditable_type=webhook', '?user_id=x', '?user_type=no%20such', '?since=yesterday', '?until=2025-13-40', '?per_page=50', '?action[]=create']) {
       const res = await get(accountId, q);
       expect({ q, status: res.status }).toEqual({ q, status: 400 });
       expect(typeof res.body.description).toBe('string');

@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import type { EventEnvelope, RunningService } from '@parley/shared';
+import type { EventEnvelope, EventType, RunningService } from '@parley/shared';
 import { asCaller, createTestEnv, randomAccountId, startTestService, waitFor, type TestEnv } from '@parley/testkit';
 import { auditConfigSchema, auditService, type AuditConfig } from '../src';
-import { AUDIT_RULES, REDACTED } from '../src/audit-logs/mapping';
+import { AUDITED_EVENT_TYPES, auditRuleFor, REDACTED, type AuditRule } from '../src/audit-logs/mapping';
 import { conversationSnapshot, createBus, envelope, type TestBus } from './bus';
 
 /*
@@ -60,11 +60,11 @@ describe('audit consumer: one entry per auditable event', () => {
 
   it('when every auditable event type arrives once, then each yields exactly one entry with its action, changes, user, request id and address', async () => {
     const accountId = randomAccountId();
-    const rules = Object.entries(AUDIT_RULES);
+    const rules = AUDITED_EVENT_TYPES.map((t) => [t, auditRuleFor(t) as AuditRule] as const);
     const sent = new Map<string, { ev: EventEnvelope; auditableType: string; action: string }>();
     const events = rules.map(([type, rule], i) => {
       const changes = rule.action === 'update' ? { name: [`old ${i}`, `new ${i}`] as [unknown, unknown] } : null;
-      const ev = envelope({ type: type as keyof typeof AUDIT_RULES, accountId, data: dataFor(type, accountId, 1000 + i), changes, ip: `198.51.100.${i}` });
+      const ev = envelope({ type: type as EventType, accountId, data: dataFor(type, accountId, 1000 + i), changes, ip: `198.51.100.${i}` });
       sent.set(ev.request_id as string, { ev, ...rule });
       return ev;
     });
@@ -91,7 +91,7 @@ describe('audit consumer: one entry per auditable event', () => {
         action,
         audited_changes: action === 'update' ? ev.changes : ev.data,
         version: 1,
-        comment: null,
+        comment: '',
         request_uuid: ev.request_id,
         created_at: Math.floor(Date.parse(ev.occurred_at) / 1000),
         remote_address: ev.meta?.ip,
@@ -183,7 +183,7 @@ describe('audit consumer: one entry per auditable event', () => {
     expect(entries.find((e) => e.auditable_id === id + 1)?.version).toBe(1);
   });
 
-  it('when the actor is a bot or a service, then user_type and username say so', async () => {
+  it('when the actor is a bot or a service, then user_type and username say so, and what is unknown is 0 or "" (SPEC types no null)', async () => {
     const accountId = randomAccountId();
     const byBot = envelope({ type: 'label.created', accountId, data: { id: 31, title: 'a' }, actor: { type: 'agent_bot', id: 3, name: 'Botty' } });
     const byService = envelope({ type: 'label.created', accountId, data: { id: 32, title: 'b' }, actor: { type: 'service', id: 'gateway' }, ip: null });
@@ -191,7 +191,7 @@ describe('audit consumer: one entry per auditable event', () => {
     await drain();
     const entries = await allEntries(accountId);
     expect(entries.find((e) => e.auditable_id === 31)).toMatchObject({ user_id: 3, user_type: 'AgentBot', username: 'Botty' });
-    expect(entries.find((e) => e.auditable_id === 32)).toMatchObject({ user_id: null, user_type: 'service', username: 'gateway', remote_address: null });
+    expect(entries.find((e) => e.auditable_id === 32)).toMatchObject({ user_id: 0, user_type: 'service', username: 'gateway', remote_address: '' });
   });
 
   it('when an auditable event names no numeric record, then it is dead-lettered and later events still land', async () => {
@@ -216,7 +216,7 @@ describe('audit consumer: one entry per auditable event', () => {
     await expect(svc.deps.pool.query('TRUNCATE audit_logs')).rejects.toThrow(/append-only/);
     const body = await list(accountId);
     expect(body.audit_logs).toHaveLength(1);
-    expect(body.audit_logs[0]).toMatchObject({ comment: null, request_uuid: ev.request_id });
+    expect(body.audit_logs[0]).toMatchObject({ comment: '', request_uuid: ev.request_id });
   });
 
   it('when a request id is reused by another event, then both entries are kept (dedupe is by event id only)', async () => {

@@ -1,30 +1,12 @@
-import { PoisonMessageError, type Actor, type EventEnvelope, type EventType } from '@parley/shared';
+import { eventTypes, PoisonMessageError, type Actor, type EventEnvelope, type EventType } from '@parley/shared';
 
 export const AUDIT_ACTIONS = ['create', 'update', 'destroy', 'sign_in', 'sign_out'] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 
-/** Chatwoot's class names for what we audit (the `auditable_type` values). */
-export const AUDITABLE_TYPES = [
-  'Account',
-  'AccountUser',
-  'AgentBot',
-  'Article',
-  'AutomationRule',
-  'CannedResponse',
-  'Category',
-  'Contact',
-  'Conversation',
-  'Inbox',
-  'InboxMember',
-  'Label',
-  'Portal',
-  'Team',
-  'TeamMember',
-  'Webhook',
-] as const;
-export type AuditableType = (typeof AUDITABLE_TYPES)[number];
+/** An `auditable_type`: Chatwoot's class name for the record (`Webhook`, `AccountUser`, ...). */
+export type AuditableType = string;
 
-interface AuditRule {
+export interface AuditRule {
   auditableType: AuditableType;
   action: AuditAction;
 }
@@ -32,10 +14,10 @@ interface AuditRule {
 const rule = (auditableType: AuditableType, action: AuditAction): AuditRule => ({ auditableType, action });
 
 /**
- * Every auditable event type and what it records. Explicit keys, not `team.*`: `team.changed`
- * is a conversation event, and a new catalogue entry must be a decision, not an accident.
- * Chatwoot audits Account updates, AccountUser, AutomationRule, Team(Member), Inbox(Member),
- * Webhook and Inbox/Conversation deletes; we also audit the rest the issue lists.
+ * The audited event types, with Chatwoot's class names. Chatwoot audits Account updates,
+ * AccountUser, AutomationRule, Team(Member), Inbox(Member), Webhook and Inbox/Conversation
+ * deletes; we also audit the rest issue 7 lists. Written out rather than derived where the
+ * class name is not the event's resource (`agent.*` is Chatwoot's AccountUser).
  */
 export const AUDIT_RULES = {
   'account.updated': rule('Account', 'update'),
@@ -73,8 +55,6 @@ export const AUDIT_RULES = {
   'category.updated': rule('Category', 'update'),
   'category.deleted': rule('Category', 'destroy'),
   'article.created': rule('Article', 'create'),
-  // `article.published`/`archived` are not audited: each comes with the `article.created` or
-  // `article.updated` that carries the same status change, which is what the entry records.
   'article.updated': rule('Article', 'update'),
   'article.deleted': rule('Article', 'destroy'),
   'label.created': rule('Label', 'create'),
@@ -82,8 +62,73 @@ export const AUDIT_RULES = {
   'label.deleted': rule('Label', 'destroy'),
 } satisfies Partial<Record<EventType, AuditRule>>;
 
-/** Routing keys the audit queue binds. */
-export const AUDITED_EVENT_TYPES = Object.keys(AUDIT_RULES) as Array<keyof typeof AUDIT_RULES>;
+/**
+ * Catalogue types deliberately not audited, each with the reason. Everything here is either
+ * activity rather than a change of the account's set-up (conversations, messages, contacts
+ * coming and going, which Chatwoot does not audit either; issue 7 adds only their deletions),
+ * not tied to one account, or recorded by another event already.
+ */
+export const NOT_AUDITED: Partial<Record<EventType, string>> = {
+  'account.created': 'made by the platform app before the account has members; Chatwoot audits account updates only',
+  'account.deleted': 'the account and its log are no longer readable by anyone in it; the entries are kept',
+  'user.created': 'not tied to one account; joining an account is the AccountUser entry (agent.added)',
+  'user.updated': 'not tied to one account; role and availability changes are AccountUser entries (agent.updated)',
+  'user.deleted': 'not tied to one account; leaving each account is an AccountUser entry (agent.removed)',
+  'conversation.created': 'conversation activity (Chatwoot audits only deletions)',
+  'conversation.updated': 'conversation activity',
+  'conversation.status_changed': 'conversation activity',
+  'conversation.resolved': 'conversation activity',
+  'conversation.opened': 'conversation activity',
+  'conversation.priority_changed': 'conversation activity',
+  'conversation.labels_changed': 'conversation activity',
+  'conversation.read': 'conversation activity',
+  'conversation.typing_on': 'conversation activity',
+  'conversation.typing_off': 'conversation activity',
+  'assignee.changed': 'conversation activity',
+  'team.changed': 'conversation activity (the conversation\'s team, not the Team record)',
+  'message.created': 'conversation activity',
+  'message.updated': 'conversation activity',
+  'message.deleted': 'conversation activity',
+  'contact.created': 'customer activity (Chatwoot does not audit contacts; issue 7 adds only their deletion)',
+  'contact.updated': 'customer activity',
+  'contact.merged': 'customer activity',
+  'contact_inbox.created': 'customer activity',
+  'article.published': 'comes with the article.created or article.updated that records the same status change',
+  'article.archived': 'comes with the article.updated that records the same status change',
+  'test.ping': 'kernel tests and health probes',
+};
+
+const CRUD_VERBS: Record<string, AuditAction> = { created: 'create', added: 'create', updated: 'update', deleted: 'destroy', removed: 'destroy' };
+
+/** `custom_attribute_definition` -> `CustomAttributeDefinition` (Chatwoot's class naming). */
+function className(resource: string): string {
+  return resource
+    .split('_')
+    .map((w) => w.charAt(0).toUpperCase() + w.slice(1))
+    .join('');
+}
+
+/**
+ * What an event type records, or null when it is not audited. The listed types first, then
+ * the deliberate exclusions; a type that is in neither (a record type added to the catalogue
+ * after this list was written, e.g. `custom_attribute_definition.created`) is audited when
+ * it has the shape of a change to a record (`<resource>.created|added|updated|deleted|removed`),
+ * under the resource's class name, rather than silently dropped.
+ */
+export function auditRuleFor(type: string): AuditRule | null {
+  const listed = (AUDIT_RULES as Record<string, AuditRule | undefined>)[type];
+  if (listed) return listed;
+  if (type in NOT_AUDITED) return null;
+  const m = /^([a-z][a-z0-9]*(?:_[a-z0-9]+)*)\.([a-z_]+)$/.exec(type);
+  const action = m ? CRUD_VERBS[m[2] as string] : undefined;
+  return m && action ? rule(className(m[1] as string), action) : null;
+}
+
+/** Routing keys the audit queue binds: every catalogue type that records an entry. */
+export const AUDITED_EVENT_TYPES: string[] = eventTypes.filter((t) => auditRuleFor(t) !== null);
+
+/** The `auditable_type` values entries can have (the list filter accepts these). */
+export const AUDITABLE_TYPES: ReadonlySet<string> = new Set(AUDITED_EVENT_TYPES.map((t) => (auditRuleFor(t) as AuditRule).auditableType));
 
 /** What the audited gem writes in place of a secret (`[REDACTED]`). */
 export const REDACTED = '[REDACTED]';
@@ -141,7 +186,7 @@ function userOf(actor: Actor): Pick<NewAuditEntry, 'userId' | 'userType' | 'user
  * it is poison (dead-lettered, so it is kept for inspection rather than dropped).
  */
 export function entryFromEvent(event: EventEnvelope): NewAuditEntry | null {
-  const r = (AUDIT_RULES as Record<string, AuditRule | undefined>)[event.type];
+  const r = auditRuleFor(event.type);
   if (!r) return null;
   const data = event.data;
   const auditableId = positiveInt(data['id']);

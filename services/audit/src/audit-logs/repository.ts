@@ -128,6 +128,7 @@ export interface AuditLogFilter {
   auditableType?: AuditableType;
   action?: AuditAction;
   userId?: number;
+  userType?: string;
   /** created_at >= since */
   since?: Date;
   /** created_at < before */
@@ -144,6 +145,7 @@ function whereClause(f: AuditLogFilter): { sql: string; params: unknown[] } {
   if (f.auditableType !== undefined) add('auditable_type = ?', f.auditableType);
   if (f.action !== undefined) add('action = ?', f.action);
   if (f.userId !== undefined) add('user_id = ?', f.userId);
+  if (f.userType !== undefined) add('user_type = ?', f.userType);
   if (f.since !== undefined) add('created_at >= ?', f.since);
   if (f.before !== undefined) add('created_at < ?', f.before);
   return { sql: conds.join(' AND '), params };

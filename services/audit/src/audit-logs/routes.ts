@@ -19,10 +19,12 @@ export function auditLogsRouter(db: Executor): Router {
       auditableType: q.auditable_type,
       action: q.action,
       userId: q.user_id,
+      // User, bot and rule ids overlap: a user id alone means the user.
+      userType: q.user_type ?? (q.user_id !== undefined ? 'User' : undefined),
       since: q.since?.start,
       before: q.until?.end,
     };
-    const filtered = q.auditable_type !== undefined || q.action !== undefined || q.user_id !== undefined || q.since !== undefined || q.until !== undefined;
+    const filtered = q.auditable_type !== undefined || q.action !== undefined || q.user_id !== undefined || q.user_type !== undefined || q.since !== undefined || q.until !== undefined;
     // Unfiltered (what Chatwoot clients ask): the count kept at ingest, not a count over
     // millions of rows; filtered: an exact count over the matching index range.
     const total = filtered ? await countEntries(db, filter) : await accountTotal(db, filter.accountId);
