@@ -106,7 +106,9 @@ export interface paths {
         post?: never;
         /**
          * Delete agent
-         * @description Removes the agent from the account (administrators); their token stops opening it at once. A user left without any account is deleted.
+         * @description **SPEC operation 12: Delete agent.**
+         *
+         *     Removes the agent from the account (administrators); their token stops opening it at once. A user left without any account is deleted.
          */
         delete: operations["deleteAgent"];
         options?: never;
@@ -123,8 +125,10 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * List audit log entries (SPEC operation 10)
-         * @description Administrators only (403 otherwise). Newest first, 25 a page. When the account's `audit_logs` feature is off the answer is 403 with code `feature_disabled` (Chatwoot answers an empty list); entries are recorded either way. Beyond Chatwoot: filters by auditable type, action, user and time range; an unknown or malformed parameter is 400.
+         * List audit logs
+         * @description **SPEC operation 10: List audit logs.**
+         *
+         *     Administrators only (403 otherwise). Newest first, 25 a page (`page`). When the account's `audit_logs` feature is off the answer is 403 with code `feature_disabled` (Chatwoot answers an empty list); entries are recorded either way. Every entry field is typed as SPEC says, never null: `user_id` is 0 and strings are empty when unknown. Beyond Chatwoot: filters by auditable type, action, actor (`user_id`, `user_type`) and time range; an unknown or malformed parameter is 400.
          */
         get: operations["listAuditLogs"];
         put?: never;
@@ -146,8 +150,10 @@ export interface paths {
         get: operations["listAutomationRules"];
         put?: never;
         /**
-         * Create an automation rule
-         * @description Administrators only. The whole body is validated: every problem is a 422 naming the field.
+         * Create automation rule
+         * @description **SPEC operation 2: Create automation rule.**
+         *
+         *     Administrators only. The whole body is validated: every problem is a 422 naming the field.
          */
         post: operations["createAutomationRule"];
         delete?: never;
@@ -247,7 +253,9 @@ export interface paths {
         post?: never;
         /**
          * Delete canned response
-         * @description SPEC op 11. Any member, agents included.
+         * @description **SPEC operation 11: Delete canned response.**
+         *
+         *     Any member, agents included.
          */
         delete: operations["deleteCannedResponse"];
         options?: never;
@@ -282,7 +290,9 @@ export interface paths {
         };
         /**
          * List contacts
-         * @description Resolved contacts only (identifier, email or phone number set), 15 a page. `sort`: name, email, phone_number, last_activity_at or created_at, `-` in front for descending; ties are broken by id. `labels[]` keeps contacts with any of the labels. `current_page` is a string.
+         * @description **SPEC operation 9: List contacts.**
+         *
+         *     Resolved contacts only (identifier, email or phone number set), 15 a page. `sort`: name, email, phone_number, last_activity_at or created_at, `-` in front for descending; ties are broken by id. `labels[]` keeps contacts with any of the labels. `current_page` is a string.
          */
         get: operations["listContacts"];
         put?: never;
@@ -331,7 +341,9 @@ export interface paths {
         post?: never;
         /**
          * Delete contact
-         * @description Administrators only. The contact's conversations are removed too (asynchronously, by the conversations service).
+         * @description **SPEC operation 13: Delete contact.**
+         *
+         *     Administrators only. The contact's conversations are removed too (asynchronously, by the conversations service).
          */
         delete: operations["deleteContact"];
         options?: never;
@@ -481,13 +493,17 @@ export interface paths {
         };
         /**
          * List conversations
-         * @description SPEC op 1. 25 a page, newest activity first by default. `meta` counts see every filter but `assignee_type`. `status` is ignored when `q` is given (Chatwoot). Agents see the conversations of their inboxes. Unknown or malformed parameters are 400.
+         * @description **SPEC operation 1: List conversations.**
+         *
+         *     25 a page, newest activity first by default. `meta` counts see every filter but `assignee_type`. `status` is ignored when `q` is given (Chatwoot). Agents see the conversations of their inboxes. Unknown or malformed parameters are 400.
          */
         get: operations["listConversations"];
         put?: never;
         /**
-         * Create a conversation
-         * @description SPEC op 4. `inbox_id` with `contact_id` (the contact inbox is found or created; `source_id` optional) or with `source_id` of an existing contact inbox. `message` is the initial message (outgoing from the caller unless `message_type` says otherwise). Answers the full conversation.
+         * Create conversation
+         * @description **SPEC operation 4: Create conversation.**
+         *
+         *     `inbox_id` with `contact_id` (the contact inbox is found or created; `source_id` optional) or with `source_id` of an existing contact inbox. `message` is the initial message (outgoing from the caller unless `message_type` says otherwise). Answers the full conversation.
          */
         post: operations["createConversation"];
         delete?: never;
@@ -568,7 +584,9 @@ export interface paths {
         put?: never;
         /**
          * Add labels to a conversation
-         * @description SPEC op 6: the list replaces the conversation's labels.
+         * @description **SPEC operation 6: Add labels to a conversation.**
+         *
+         *     The list replaces the conversation's labels.
          */
         post: operations["setConversationLabels"];
         delete?: never;
@@ -666,8 +684,10 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Set the priority
-         * @description SPEC op 7. `none` (or null, or no value) clears it.
+         * Toggle conversation priority
+         * @description **SPEC operation 7: Toggle conversation priority.**
+         *
+         *     `none` (or null, or no value) clears it.
          */
         post: operations["toggleConversationPriority"];
         delete?: never;
@@ -765,6 +785,56 @@ export interface paths {
         options?: never;
         head?: never;
         patch?: never;
+        trace?: never;
+    };
+    "/api/v1/accounts/{account_id}/custom_attribute_definitions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List custom attribute definitions
+         * @description Every member. `attribute_model` (`conversation_attribute` or 0, `contact_attribute` or 1; `filter_type` is accepted for it) narrows the list; without it all come, oldest first.
+         */
+        get: operations["listCustomAttributeDefinitions"];
+        put?: never;
+        /**
+         * Create a custom attribute definition
+         * @description Administrators only. Flat or wrapped in `custom_attribute_definition`. `attribute_display_type` and `attribute_model` take the name or Chatwoot's integer. `attribute_key` is unique per account and model (409) and may not be a standard attribute of the model (422 `key_conflict`); a `list` needs `attribute_values`.
+         */
+        post: operations["createCustomAttributeDefinition"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/accounts/{account_id}/custom_attribute_definitions/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Show a custom attribute definition */
+        get: operations["getCustomAttributeDefinition"];
+        /** Update a custom attribute definition (same as PATCH) */
+        put: operations["replaceCustomAttributeDefinition"];
+        post?: never;
+        /**
+         * Delete a custom attribute definition
+         * @description Administrators only. Values already stored under the key stay.
+         */
+        delete: operations["deleteCustomAttributeDefinition"];
+        options?: never;
+        head?: never;
+        /**
+         * Update a custom attribute definition
+         * @description Administrators only.
+         */
+        patch: operations["updateCustomAttributeDefinition"];
         trace?: never;
     };
     "/api/v1/accounts/{account_id}/inbox_members": {
@@ -968,8 +1038,10 @@ export interface paths {
         get: operations["listArticles"];
         put?: never;
         /**
-         * Create an article in a portal (SPEC operation 3)
-         * @description Administrators only (agents get 403). `title`, `content` and `author_id` (an agent of the account, checked with the identity service) are required. `status` takes 0/1/2 or draft/published/archived and defaults to draft. The slug is generated from the title when absent and is unique per portal; the position defaults to the end of the category. An article in a category takes the category's locale. Unknown `category_id`, `associated_article_id` or `author_id`: 422 naming the field.
+         * Create article in a portal
+         * @description **SPEC operation 3: Create article in a portal.** SPEC writes the path `/api/v1/accounts/{account_id}/portals/{id}/articles`; the parameters are the same, named here as in the path above.
+         *
+         *     Administrators only (agents get 403). The portal is named by its slug. `title`, `content` and `author_id` (an agent of the account, checked with the identity service) are required. `status` takes 0/1/2 or draft/published/archived and defaults to draft; the answer names it. The slug is generated from the title when absent and is unique per portal; the position defaults to the end of the category. An article in a category takes the category's locale. `category_id` and `associated_article_id` take 0 or null for none (the record answers 0). Unknown `category_id`, `associated_article_id` or `author_id`: 422 naming the field.
          */
         post: operations["createArticle"];
         delete?: never;
@@ -1171,7 +1243,10 @@ export interface paths {
         /** Update a webhook (same as PATCH) */
         put: operations["replaceWebhook"];
         post?: never;
-        /** Delete a webhook (SPEC op 15) */
+        /**
+         * Delete webhook
+         * @description **SPEC operation 15: Delete webhook.**
+         */
         delete: operations["deleteWebhook"];
         options?: never;
         head?: never;
@@ -1220,15 +1295,24 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Fetch user profile */
+        /**
+         * Fetch user profile
+         * @description **SPEC operation 8: Fetch user profile.**
+         */
         get: operations["getProfile"];
-        /** Update the profile (flat or under `profile`) (PUT) */
+        /**
+         * Update the profile (flat or under `profile`) (PUT)
+         * @description As multipart/form-data (`profile[name]`, ...), the picture may be uploaded as `avatar` or `profile[avatar]` (PNG, JPEG, GIF or WebP); its URL becomes `avatar_url`.
+         */
         put: operations["updateProfilePut"];
         post?: never;
         delete?: never;
         options?: never;
         head?: never;
-        /** Update the profile (flat or under `profile`) */
+        /**
+         * Update the profile (flat or under `profile`)
+         * @description As multipart/form-data (`profile[name]`, ...), the picture may be uploaded as `avatar` or `profile[avatar]` (PNG, JPEG, GIF or WebP); its URL becomes `avatar_url`.
+         */
         patch: operations["updateProfile"];
         trace?: never;
     };
@@ -1244,6 +1328,23 @@ export interface paths {
         /** Set availability in an account (default: the active one) */
         post: operations["setProfileAvailability"];
         delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/profile/avatar": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Remove the profile picture (uploaded or by URL) */
+        delete: operations["deleteProfileAvatar"];
         options?: never;
         head?: never;
         patch?: never;
@@ -1463,7 +1564,9 @@ export interface paths {
         put?: never;
         /**
          * Create contact (public)
-         * @description An existing `source_id` answers its contact unchanged; otherwise the contact is found by identifier, email or phone number, or created. `identifier_hash` = lowercase hex HMAC-SHA256 of `identifier` keyed by the inbox `hmac_token`: a correct one verifies the contact inbox, a wrong one (or none where the inbox makes it mandatory) is 401. `avatar` may be uploaded as multipart/form-data.
+         * @description **SPEC operation 5: Create contact (public).**
+         *
+         *     An existing `source_id` answers its contact unchanged; otherwise the contact is found by identifier, email or phone number, or created. `identifier_hash` = lowercase hex HMAC-SHA256 of `identifier` keyed by the inbox `hmac_token`: a correct one verifies the contact inbox, a wrong one (or none where the inbox makes it mandatory) is 401. `avatar` may be uploaded as multipart/form-data.
          */
         post: operations["publicCreateContact"];
         delete?: never;
@@ -1530,7 +1633,9 @@ export interface paths {
         };
         /**
          * Get a single conversation (public)
-         * @description SPEC op 14. The chat messages only (no private notes, no activity), oldest first. A wrong inbox, contact or conversation is 404.
+         * @description **SPEC operation 14: Get a single conversation (public).**
+         *
+         *     The chat messages only (no private notes, no activity), oldest first. A wrong inbox, contact or conversation is 404.
          */
         get: operations["getPublicConversation"];
         put?: never;
@@ -1733,6 +1838,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/public/api/v1/user_avatars/{token}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * An uploaded profile picture
+         * @description The image bytes (image/png, image/jpeg, image/gif or image/webp), not JSON: the URL a user's `avatar_url` names after an upload; the token changes with every upload.
+         */
+        get: operations["publicGetUserAvatar"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -1811,7 +1936,7 @@ export interface components {
             /** @description The record as the event carried it (secrets redacted) */
             auditable: {
                 [key: string]: unknown;
-            } | null;
+            };
             auditable_id: number;
             /** @description Chatwoot class name: Webhook, AutomationRule, AccountUser, Inbox, Article, ... */
             auditable_type: string;
@@ -1819,18 +1944,21 @@ export interface components {
             audited_changes: {
                 [key: string]: unknown;
             };
-            comment: string | null;
+            /** @description Always empty: entries are recorded from events, which carry no comment */
+            comment: string;
             /** @description Unix seconds */
             created_at: number;
             id: number;
-            remote_address: string | null;
-            /** @description The x-request-id of the request that made the change */
-            request_uuid: string | null;
-            user_id: number | null;
-            /** @description User, AgentBot, or the kind of system actor */
-            user_type: string | null;
-            /** @description The user's e-mail (or a bot's name) */
-            username: string | null;
+            /** @description The client IP of that request; empty when the change did not come from a request */
+            remote_address: string;
+            /** @description The x-request-id of the request that made the change; empty when none */
+            request_uuid: string;
+            /** @description The user (or agent bot, or automation rule: see user_type) that made the change; 0 when none */
+            user_id: number;
+            /** @description User, AgentBot, or the kind of system actor (automation_rule, platform, service, ...) */
+            user_type: string;
+            /** @description The user's e-mail (or a bot's name); empty when unknown */
+            username: string;
             /** @description Per auditable, 1 for its first entry */
             version: number;
         };
@@ -1944,6 +2072,22 @@ export interface components {
             updated_at: number;
             uuid: string;
             waiting_since: number | null;
+        };
+        CustomAttributeDefinition: {
+            attribute_description: string | null;
+            attribute_display_name: string;
+            /** @enum {string} */
+            attribute_display_type: "text" | "number" | "currency" | "percent" | "link" | "date" | "list" | "checkbox";
+            attribute_key: string;
+            /** @enum {string} */
+            attribute_model: "conversation_attribute" | "contact_attribute";
+            attribute_values: string[];
+            created_at: string;
+            default_value: string | number | boolean | null;
+            id: number;
+            regex_cue: string | null;
+            regex_pattern: string | null;
+            updated_at: string;
         };
         /** @description Every error answer has this body. */
         Error: {
@@ -3158,16 +3302,18 @@ export interface operations {
             query?: {
                 /** @description Only entries with this action */
                 action?: "create" | "update" | "destroy" | "sign_in" | "sign_out";
-                /** @description Only entries about this kind of record */
-                auditable_type?: "Account" | "AccountUser" | "AgentBot" | "Article" | "AutomationRule" | "CannedResponse" | "Category" | "Contact" | "Conversation" | "Inbox" | "InboxMember" | "Label" | "Portal" | "Team" | "TeamMember" | "Webhook";
+                /** @description Only entries about this kind of record (Chatwoot class name: Webhook, AutomationRule, AccountUser, Inbox, Article, ...) */
+                auditable_type?: string;
                 /** @description Page number, 25 entries a page; default 1 */
                 page?: number;
                 /** @description Entries at or after this time: unix seconds, an ISO-8601 date-time, or a date (UTC) */
                 since?: string;
                 /** @description Entries at or before this time, inclusive at the precision given (a second, a day) */
                 until?: string;
-                /** @description Only entries made by this user (or agent bot) */
+                /** @description Only entries made by this actor: the user with this id, or with `user_type` the actor of that type (ids of users, bots and rules overlap) */
                 user_id?: number;
+                /** @description Only entries made by this kind of actor: User, AgentBot, automation_rule, platform, service, ... */
+                user_type?: string;
             };
             header?: never;
             path: {
@@ -5950,6 +6096,250 @@ export interface operations {
             504: components["responses"]["GatewayTimeout"];
         };
     };
+    listCustomAttributeDefinitions: {
+        parameters: {
+            query?: {
+                attribute_model?: ("conversation_attribute" | "contact_attribute") | ("0" | "1");
+                filter_type?: ("conversation_attribute" | "contact_attribute") | ("0" | "1");
+            };
+            header?: never;
+            path: {
+                /** @description Numeric id of the account */
+                account_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The definitions */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CustomAttributeDefinition"][];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+            504: components["responses"]["GatewayTimeout"];
+        };
+    };
+    createCustomAttributeDefinition: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Numeric id of the account */
+                account_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "attribute_display_name": "Order number",
+                 *       "attribute_key": "order_number",
+                 *       "attribute_display_type": "text",
+                 *       "attribute_model": "conversation_attribute"
+                 *     }
+                 */
+                "application/json": {
+                    attribute_description?: string | null;
+                    attribute_display_name: string;
+                    attribute_display_type?: ("text" | "number" | "currency" | "percent" | "link" | "date" | "list" | "checkbox") | number;
+                    attribute_key: string;
+                    attribute_model?: ("conversation_attribute" | "contact_attribute") | number;
+                    attribute_values?: string[];
+                    default_value?: (string | number | boolean) | null;
+                    regex_cue?: string | null;
+                    regex_pattern?: string | null;
+                };
+            };
+        };
+        responses: {
+            /** @description The definition */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CustomAttributeDefinition"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["UnprocessableEntity"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+            504: components["responses"]["GatewayTimeout"];
+        };
+    };
+    getCustomAttributeDefinition: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Numeric id of the account */
+                account_id: number;
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The definition */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CustomAttributeDefinition"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+            504: components["responses"]["GatewayTimeout"];
+        };
+    };
+    replaceCustomAttributeDefinition: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Numeric id of the account */
+                account_id: number;
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": {
+                    attribute_description?: string | null;
+                    attribute_display_name?: string;
+                    attribute_display_type?: ("text" | "number" | "currency" | "percent" | "link" | "date" | "list" | "checkbox") | number;
+                    attribute_key?: string;
+                    attribute_model?: ("conversation_attribute" | "contact_attribute") | number;
+                    attribute_values?: string[];
+                    default_value?: (string | number | boolean) | null;
+                    regex_cue?: string | null;
+                    regex_pattern?: string | null;
+                };
+            };
+        };
+        responses: {
+            /** @description The definition */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CustomAttributeDefinition"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["UnprocessableEntity"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+            504: components["responses"]["GatewayTimeout"];
+        };
+    };
+    deleteCustomAttributeDefinition: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Numeric id of the account */
+                account_id: number;
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": Record<string, never>;
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+            504: components["responses"]["GatewayTimeout"];
+        };
+    };
+    updateCustomAttributeDefinition: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Numeric id of the account */
+                account_id: number;
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": {
+                    attribute_description?: string | null;
+                    attribute_display_name?: string;
+                    attribute_display_type?: ("text" | "number" | "currency" | "percent" | "link" | "date" | "list" | "checkbox") | number;
+                    attribute_key?: string;
+                    attribute_model?: ("conversation_attribute" | "contact_attribute") | number;
+                    attribute_values?: string[];
+                    default_value?: (string | number | boolean) | null;
+                    regex_cue?: string | null;
+                    regex_pattern?: string | null;
+                };
+            };
+        };
+        responses: {
+            /** @description The definition */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CustomAttributeDefinition"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["UnprocessableEntity"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+            504: components["responses"]["GatewayTimeout"];
+        };
+    };
     replaceInboxMembers: {
         parameters: {
             query?: never;
@@ -8722,7 +9112,23 @@ export interface operations {
         requestBody?: {
             content: {
                 "application/json": {
-                    account_id?: number;
+                    account_id?: number | string;
+                    avatar_url?: string | null;
+                    current_password?: string;
+                    display_name?: string | null;
+                    /** Format: email */
+                    email?: string;
+                    message_signature?: string | null;
+                    name?: string;
+                    password?: string;
+                    password_confirmation?: string;
+                    phone_number?: string | null;
+                    ui_settings?: {
+                        [key: string]: unknown;
+                    };
+                };
+                "multipart/form-data": {
+                    account_id?: number | string;
                     avatar_url?: string | null;
                     current_password?: string;
                     display_name?: string | null;
@@ -8808,7 +9214,23 @@ export interface operations {
         requestBody?: {
             content: {
                 "application/json": {
-                    account_id?: number;
+                    account_id?: number | string;
+                    avatar_url?: string | null;
+                    current_password?: string;
+                    display_name?: string | null;
+                    /** Format: email */
+                    email?: string;
+                    message_signature?: string | null;
+                    name?: string;
+                    password?: string;
+                    password_confirmation?: string;
+                    phone_number?: string | null;
+                    ui_settings?: {
+                        [key: string]: unknown;
+                    };
+                };
+                "multipart/form-data": {
+                    account_id?: number | string;
                     avatar_url?: string | null;
                     current_password?: string;
                     display_name?: string | null;
@@ -8955,6 +9377,69 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             413: components["responses"]["PayloadTooLarge"];
             422: components["responses"]["UnprocessableEntity"];
+            429: components["responses"]["TooManyRequests"];
+        };
+    };
+    deleteProfileAvatar: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        access_token: string;
+                        account_id: number | null;
+                        accounts: {
+                            active_at: string | null;
+                            auto_offline: boolean;
+                            availability: string;
+                            availability_status: string;
+                            custom_role: {
+                                [key: string]: unknown;
+                            } | null;
+                            custom_role_id: number | null;
+                            id: number;
+                            name: string;
+                            permissions: string[];
+                            /** @enum {string} */
+                            role: "agent" | "administrator";
+                            status: string;
+                        }[];
+                        available_name: string;
+                        avatar_url: string;
+                        confirmed: boolean;
+                        custom_attributes?: {
+                            [key: string]: unknown;
+                        };
+                        display_name: string | null;
+                        email: string;
+                        hmac_identifier: string;
+                        id: number;
+                        inviter_id: number | null;
+                        message_signature: string | null;
+                        name: string;
+                        provider: string;
+                        pubsub_token: string;
+                        role: ("agent" | "administrator") | null;
+                        type: string | null;
+                        ui_settings: {
+                            [key: string]: unknown;
+                        };
+                        uid: string;
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
         };
     };
@@ -10928,6 +11413,29 @@ export interface operations {
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["ServiceUnavailable"];
             504: components["responses"]["GatewayTimeout"];
+        };
+    };
+    publicGetUserAvatar: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Unguessable name of one upload */
+                token: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
         };
     };
 }

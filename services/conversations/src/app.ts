@@ -5,6 +5,7 @@ import { appDeps, type AppDeps } from './deps';
 import { nulGuard } from './common/nul-guard';
 import { cannedResponsesRouter } from './canned-responses/routes';
 import { conversationsRouter } from './conversations/routes';
+import { customAttributesRouter } from './custom-attributes/routes';
 import { labelsRouter } from './labels/routes';
 import { inboxesRouter } from './inboxes/routes';
 import { messagesRouter } from './messages/routes';
@@ -22,6 +23,7 @@ export function createApp(deps: ServiceDeps<ConversationsConfig> | AppDeps): Exp
     account.use(messagesRouter(d));
     account.use(labelsRouter(d));
     account.use(cannedResponsesRouter(d));
+    account.use(customAttributesRouter(d));
     app.use('/api/v1/accounts/:account_id', account);
     app.use('/public/api/v1/inboxes', publicRouter(d));
     app.use('/internal', internalRouter(d));

@@ -12,6 +12,9 @@ import {
   publicMessageResponse, publicUpdateMessageBody, updateMessageBody,
 } from './messages/schemas';
 import { createLabelBody, labelListResponse, labelResponse, updateLabelBody } from './labels/schemas';
+import {
+  createCustomAttributeBody, customAttributeListResponse, customAttributeResponse, listCustomAttributesQuery, updateCustomAttributeBody,
+} from './custom-attributes/schemas';
 import { cannedResponseListResponse, cannedResponseResponse, createCannedResponseBody, listCannedResponsesQuery, updateCannedResponseBody } from './canned-responses/schemas';
 import {
   publicAttachmentParams, publicContactParams, publicConversationListResponse, publicConversationParams, publicConversationResponse, publicCreateConversationBody,
@@ -121,6 +124,25 @@ const cannedOps = [
   op({ method: 'delete', path: `${A}/canned_responses/{id}`, operationId: 'deleteCannedResponse', summary: 'Delete canned response', description: 'SPEC op 11. Any member, agents included.', tags: ['Canned Responses'], security: user, params: idParams, responses: { 200: { description: 'Deleted', schema: emptyObject } } }),
 ];
 
+const CA = `${A}/custom_attribute_definitions`;
+const customAttributeOps = [
+  op({
+    method: 'get', path: CA, operationId: 'listCustomAttributeDefinitions', summary: 'List custom attribute definitions',
+    description: 'Every member. `attribute_model` (`conversation_attribute` or 0, `contact_attribute` or 1; `filter_type` is accepted for it) narrows the list; without it all come, oldest first.',
+    tags: ['Custom Attributes'], security: user, query: listCustomAttributesQuery, responses: { 200: { description: 'The definitions', schema: customAttributeListResponse } },
+  }),
+  op({
+    method: 'post', path: CA, operationId: 'createCustomAttributeDefinition', summary: 'Create a custom attribute definition',
+    description: 'Administrators only. Flat or wrapped in `custom_attribute_definition`. `attribute_display_type` and `attribute_model` take the name or Chatwoot\'s integer. `attribute_key` is unique per account and model (409) and may not be a standard attribute of the model (422 `key_conflict`); a `list` needs `attribute_values`.',
+    tags: ['Custom Attributes'], security: user, body: createCustomAttributeBody, responses: { 200: { description: 'The definition', schema: customAttributeResponse } }, errors: [409],
+    requestExample: { attribute_display_name: 'Order number', attribute_key: 'order_number', attribute_display_type: 'text', attribute_model: 'conversation_attribute' },
+  }),
+  op({ method: 'get', path: `${CA}/{id}`, operationId: 'getCustomAttributeDefinition', summary: 'Show a custom attribute definition', tags: ['Custom Attributes'], security: user, params: idParams, responses: { 200: { description: 'The definition', schema: customAttributeResponse } } }),
+  op({ method: 'patch', path: `${CA}/{id}`, operationId: 'updateCustomAttributeDefinition', summary: 'Update a custom attribute definition', description: 'Administrators only.', tags: ['Custom Attributes'], security: user, params: idParams, body: updateCustomAttributeBody, responses: { 200: { description: 'The definition', schema: customAttributeResponse } }, errors: [409] }),
+  op({ method: 'put', path: `${CA}/{id}`, operationId: 'replaceCustomAttributeDefinition', summary: 'Update a custom attribute definition (same as PATCH)', tags: ['Custom Attributes'], security: user, params: idParams, body: updateCustomAttributeBody, responses: { 200: { description: 'The definition', schema: customAttributeResponse } }, errors: [409] }),
+  op({ method: 'delete', path: `${CA}/{id}`, operationId: 'deleteCustomAttributeDefinition', summary: 'Delete a custom attribute definition', description: 'Administrators only. Values already stored under the key stay.', tags: ['Custom Attributes'], security: user, params: idParams, responses: { 200: { description: 'Deleted', schema: emptyObject } } }),
+];
+
 const publicOps = [
   op({ method: 'get', path: P, operationId: 'getPublicInbox', summary: 'Show an API inbox to its clients', tags: ['Public conversations'], security: [], params: publicInboxParams, responses: { 200: { description: 'The inbox', schema: publicInboxResponse } } }),
   op({ method: 'get', path: PC, operationId: 'listPublicConversations', summary: 'List the contact\'s conversations', description: 'Those of this contact inbox; every conversation of the contact when its identity is HMAC-verified.', tags: ['Public conversations'], security: [], params: publicContactParams, responses: { 200: { description: 'The conversations', schema: publicConversationListResponse } } }),
@@ -140,4 +162,4 @@ const publicOps = [
 ];
 
 /** Every public route of the conversations service, as integrators see it through the gateway. */
-export const operations = defineOperations([...inboxOps, ...conversationOps, ...messageOps, ...labelOps, ...cannedOps, ...publicOps]);
+export const operations = defineOperations([...inboxOps, ...conversationOps, ...messageOps, ...labelOps, ...cannedOps, ...customAttributeOps, ...publicOps]);

@@ -74,7 +74,7 @@ async function removeTeam(tx: PoolClient, event: EventEnvelope, accountId: numbe
 /** `account.deleted`: everything this service keeps for the account. */
 async function removeAccount(tx: PoolClient, accountId: number): Promise<void> {
   for (const table of [
-    'conversations', 'inboxes', 'labels', 'canned_responses', 'account_counters', 'contact_projections', 'agent_projections',
+    'conversations', 'inboxes', 'labels', 'canned_responses', 'custom_attribute_definitions', 'account_counters', 'contact_projections', 'agent_projections',
     'team_projections', 'team_member_projections', 'agent_bot_projections', 'command_receipts',
   ]) {
     await tx.query(`DELETE FROM ${table} WHERE account_id = $1`, [accountId]);
