@@ -196,6 +196,31 @@ describe('automation flow (issue 5, done when)', () => {
     expect(got.headers['x-chatwoot-delivery']).toBeTruthy();
   });
 
+  it('when an agent is assigned, a team set and a reply sent, then the conversation webhook names the assignee and team and carries the last message, as Chatwoot does', async () => {
+    const { acc, inbox } = await setup();
+    const rx = await receiver();
+    const res = await call('POST', `/api/v1/accounts/${acc.accountId}/webhooks`, { token: acc.admin.token, body: { url: rx.url, subscriptions: ['conversation_updated'] } });
+    expect(res.status).toBe(200);
+    const team = await call('POST', `/api/v1/accounts/${acc.accountId}/teams`, { token: acc.admin.token, body: { name: 'Billing desk' } });
+    expect(team.status).toBe(200);
+    const conv = await publicConversation(call, inbox.inbox_identifier);
+    await conv.send('Where is my refund?');
+    const base = `/api/v1/accounts/${acc.accountId}/conversations/${conv.conversationId}`;
+    const reply = await call('POST', `${base}/messages`, { token: acc.admin.token, body: { content: 'Looking into it now' } });
+    expect(reply.status).toBe(200);
+    // The assignments' events come after the reply's message.created (the consumers here handle events in order).
+    expect((await call('POST', `${base}/assignments`, { token: acc.admin.token, body: { assignee_id: acc.admin.userId } })).status).toBe(200);
+    expect((await call('POST', `${base}/assignments`, { token: acc.admin.token, body: { team_id: team.body.id } })).status).toBe(200);
+
+    const got = await waitFor(() => rx.received.find((r) => r.json?.meta?.team?.id === team.body.id), { what: 'team assignment delivery', timeoutMs: 30_000 });
+    expect(got.json.meta.assignee).toMatchObject({ id: acc.admin.userId, name: acc.admin.name, available_name: acc.admin.name, type: 'user' });
+    expect(got.json.meta.team).toEqual({ id: team.body.id, name: 'Billing desk' });
+    expect(got.json.meta.sender).toMatchObject({ name: 'Rita Refund', type: 'contact' });
+    expect(got.json.messages).toHaveLength(1);
+    expect(got.json.messages[0]).toMatchObject({ content: 'Looking into it now', message_type: 1, sender_type: 'User', sender: { id: acc.admin.userId, name: acc.admin.name, type: 'user' } });
+    expect(got.json.changed_attributes).toEqual([{ team_id: { previous_value: null, current_value: team.body.id } }]);
+  });
+
   it('when a rule reads the contact, then the contacts service\'s record decides', async () => {
     const { acc, inbox } = await setup();
     await createRule(call, acc, {

@@ -3,9 +3,9 @@ import type { RunningService } from '@parley/shared';
 import { createTestEnv, randomAccountId, waitFor, type TestEnv } from '@parley/testkit';
 import type { AutomationConfig } from '../src';
 import { apiFor, refundRule } from './helpers';
-import { createBus, envelope, userActor, type TestBus } from './bus';
+import { contactActor, createBus, envelope, userActor, type TestBus } from './bus';
 import { startReceiver, type Received, type Receiver } from './receiver';
-import { apiInbox, contact, conversation, message, startPeerStub, type PeerStub } from './stubs';
+import { agent, apiInbox, contact, conversation, message, startPeerStub, type PeerStub } from './stubs';
 import { startAutomation } from './helpers';
 
 /** What a receiver does to check a delivery: HMAC over "{timestamp}.{raw body}" with the webhook's secret. */
@@ -112,6 +112,108 @@ describe('webhook delivery', () => {
       last_status_code: 200,
       attempt_log: [{ attempt: 1, status_code: 200, error: null }],
     });
+  });
+
+  it('when a conversation is assigned after messages, then its payload carries Chatwoot\'s meta.assignee, meta.team and the last public message', async () => {
+    const { accountId, conv, api } = setup();
+    stub.agents.set(`${accountId}:42`, agent(accountId, 42, { name: 'Ada Lovelace', available_name: 'Ada', email: 'ada@example.com', thumbnail: 'https://cdn.example.com/ada.png' }));
+    stub.teams.set(`${accountId}:3`, { id: 3, name: 'Billing', description: '', allow_auto_assign: true, account_id: accountId });
+    const rx = await receiver();
+    await hook(api, rx.url, ['conversation_updated', 'message_created']);
+    const incoming = message(conv, { content: 'My invoice is wrong', created_at: 1_700_000_000 });
+    const note = message(conv, { content: 'checking with finance', private: true, message_type: 1, sender_type: 'User', sender_id: 42 });
+    await bus.publish(envelope('message.created', accountId, incoming), envelope('message.created', accountId, note, { actor: userActor }));
+    await waitFor(() => rx.received.filter((r) => r.json.event === 'message_created').length === 2, { what: 'message deliveries' });
+
+    const waitingSince = 1_700_000_000;
+    const assigned = { ...conv, assignee_id: 42, team_id: 3, waiting_since: null };
+    await bus.publish(
+      envelope('conversation.updated', accountId, assigned, { actor: userActor, changes: { assignee_id: [null, 42], team_id: [null, 3], waiting_since: [waitingSince, null] } }),
+    );
+    const got = await waitFor(() => rx.received.find((r) => r.json.event === 'conversation_updated'), { what: 'conversation_updated' });
+    expect(got.json.meta).toEqual({
+      sender: { additional_attributes: { city: 'Lisbon', country_code: 'PT', company_name: 'Acme' }, custom_attributes: {}, email: 'jane@example.com', id: 1, identifier: null, name: 'Jane Doe', phone_number: '+15550001111', thumbnail: '', blocked: false, type: 'contact' },
+      assignee: { id: 42, name: 'Ada Lovelace', available_name: 'Ada', avatar_url: 'https://cdn.example.com/ada.png', type: 'user', availability_status: 'online', thumbnail: 'https://cdn.example.com/ada.png' },
+      assignee_type: 'User',
+      team: { id: 3, name: 'Billing' },
+      hmac_verified: false,
+    });
+    // The last public message (the private note does not count), as push data: integer type, unix created_at.
+    expect(got.json.messages).toHaveLength(1);
+    expect(got.json.messages[0]).toMatchObject({
+      id: incoming['id'],
+      content: 'My invoice is wrong',
+      message_type: 0,
+      created_at: 1_700_000_000,
+      updated_at: new Date(1_700_000_000_000).toISOString(),
+      private: false,
+      conversation_id: conv['id'],
+      sender_type: 'Contact',
+      sender: { id: 1, name: 'Jane Doe', type: 'contact' },
+      conversation: { assignee_id: 42, unread_count: 0 },
+    });
+    // Timestamps in changed_attributes are ISO-8601, as Chatwoot serialises previous_changes.
+    expect(got.json.changed_attributes).toEqual([
+      { assignee_id: { previous_value: null, current_value: 42 } },
+      { team_id: { previous_value: null, current_value: 3 } },
+      { waiting_since: { previous_value: new Date(waitingSince * 1000).toISOString(), current_value: null } },
+    ]);
+
+    // The note's own delivery: a user sender is Chatwoot's user webhook_data; the conversation's messages still show the last public one.
+    const noteDelivery = rx.received.find((r) => r.json.event === 'message_created' && r.json.id === note['id']);
+    expect(noteDelivery?.json).toMatchObject({ private: true, message_type: 'outgoing', sender: { id: 42, name: 'Ada Lovelace', email: 'ada@example.com', type: 'user' } });
+    expect(noteDelivery?.json.conversation.messages.map((m: any) => m.id)).toEqual([incoming['id']]);
+    // A contact sender is Chatwoot's contact webhook_data: account and avatar, no type.
+    const incomingDelivery = rx.received.find((r) => r.json.event === 'message_created' && r.json.id === incoming['id']);
+    expect(incomingDelivery?.json.sender).toEqual({
+      account: { id: accountId, name: stub.accounts.get(accountId)?.name },
+      additional_attributes: { city: 'Lisbon', country_code: 'PT', company_name: 'Acme' },
+      avatar: '',
+      custom_attributes: {},
+      email: 'jane@example.com',
+      id: 1,
+      identifier: null,
+      name: 'Jane Doe',
+      phone_number: '+15550001111',
+      thumbnail: '',
+      blocked: false,
+    });
+  });
+
+  it('when agent, user and team events arrive, then later payloads show the names they carry (no lookup needed)', async () => {
+    const { accountId, conv, api } = setup();
+    const rx = await receiver();
+    await hook(api, rx.url, ['conversation_created', 'conversation_typing_on']);
+    // Unknown to the gateway stub: only the events can name them.
+    await bus.publish(
+      envelope('agent.added', accountId, agent(accountId, 77, { name: 'Grace Hopper', available_name: 'Grace' }), { actor: userActor }),
+      envelope('team.created', accountId, { id: 9, name: 'Escalations', description: '', allow_auto_assign: false, account_id: accountId }, { actor: userActor }),
+    );
+    await waitFor(async () => (await svc.deps.pool.query(`SELECT 1 FROM records WHERE account_id = $1 AND kind IN ('agent', 'team')`, [accountId])).rowCount === 2, { what: 'projections' });
+    const userRenamed = envelope('user.updated', accountId, { id: 77, name: 'Grace B. Hopper', display_name: 'Amazing Grace', email: 'grace@example.com' }, { actor: userActor });
+    await bus.publish({ ...userRenamed, account_id: null });
+    await waitFor(async () => (await svc.deps.pool.query(`SELECT 1 FROM records WHERE account_id = $1 AND kind = 'agent' AND data->>'name' = 'Grace B. Hopper'`, [accountId])).rowCount === 1, {
+      what: 'renamed agent',
+    });
+
+    await bus.publish(
+      envelope('conversation.created', accountId, { ...conv, assignee_id: 77, team_id: 9 }, { actor: userActor }),
+      envelope('conversation.typing_on', accountId, conv, { actor: { type: 'user', id: 77, name: 'Grace' } }),
+    );
+    const created = await waitFor(() => rx.received.find((r) => r.json.event === 'conversation_created'), { what: 'conversation_created' });
+    expect(created.json.meta.assignee).toMatchObject({ id: 77, name: 'Grace B. Hopper', available_name: 'Amazing Grace', type: 'user' });
+    expect(created.json.meta.team).toEqual({ id: 9, name: 'Escalations' });
+    const typing = await waitFor(() => rx.received.find((r) => r.json.event === 'conversation_typing_on'), { what: 'typing' });
+    expect(typing.json.user).toEqual({ id: 77, name: 'Grace B. Hopper', email: 'grace@example.com', type: 'user' });
+    expect(typing.json.conversation).toMatchObject({ id: conv['id'], meta: { sender: { id: 1, name: 'Jane Doe' } } });
+
+    // A contact typing is named by the contact's webhook_data; an assignee no one knows goes out with its id only.
+    await bus.publish(
+      envelope('conversation.typing_on', accountId, { ...conv, assignee_id: 404 }, { actor: contactActor }),
+    );
+    const byContact = await waitFor(() => rx.received.find((r) => r.json.event === 'conversation_typing_on' && r.json.user?.id === 1), { what: 'contact typing' });
+    expect(byContact.json.user).toMatchObject({ id: 1, name: 'Jane Doe', email: 'jane@example.com', account: { id: accountId } });
+    expect(byContact.json.conversation.meta.assignee).toEqual({ id: 404, name: null, available_name: null, avatar_url: '', type: 'user', availability_status: null, thumbnail: '' });
   });
 
   it('when a receiver fails twice, then the retries carry the same delivery id, each signed, until it succeeds', async () => {

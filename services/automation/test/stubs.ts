@@ -23,6 +23,10 @@ export interface PeerStub {
   conversations: Map<string, Record<string, any>>;
   inboxes: Map<string, Record<string, any>>;
   contacts: Map<string, Record<string, any>>;
+  /** The gateway's agents, teams and agent bots, by `${accountId}:${id}`. */
+  agents: Map<string, Record<string, any>>;
+  teams: Map<string, Record<string, any>>;
+  bots: Map<string, Record<string, any>>;
   accounts: Map<number, { id: number; name: string }>;
   commands: CommandCall[];
   contactLookups: number;
@@ -42,6 +46,9 @@ export async function startPeerStub(): Promise<PeerStub> {
     conversations: new Map(),
     inboxes: new Map(),
     contacts: new Map(),
+    agents: new Map(),
+    teams: new Map(),
+    bots: new Map(),
     accounts: new Map(),
     commands: [],
     contactLookups: 0,
@@ -60,6 +67,17 @@ export async function startPeerStub(): Promise<PeerStub> {
     if (!acc) return notFound(res);
     res.json({ ...acc, status: 'active', features: {}, locale: 'en' });
   });
+  for (const [path, map] of [
+    ['agents', stub.agents],
+    ['teams', stub.teams],
+    ['agent_bots', stub.bots],
+  ] as const) {
+    app.get(`/internal/accounts/:a/${path}/:id`, (req, res) => {
+      const rec = map.get(key(req.params.a, req.params.id));
+      if (!rec) return notFound(res);
+      res.json(rec);
+    });
+  }
   app.get('/internal/accounts/:a/inboxes/:id', (req, res) => {
     const inbox = stub.inboxes.get(key(req.params.a, req.params.id));
     if (!inbox) return notFound(res);
@@ -209,6 +227,25 @@ export function apiInbox(accountId: number, id: number, extra: Record<string, un
     webhook_url: null,
     avatar_url: '',
     provider: null,
+    ...extra,
+  };
+}
+
+/** The gateway's `Agent` (docs/contracts.md). */
+export function agent(accountId: number, id: number, extra: Record<string, unknown> = {}): Record<string, any> {
+  return {
+    id,
+    account_id: accountId,
+    availability_status: 'online',
+    auto_offline: true,
+    confirmed: true,
+    email: `agent-${id}@example.com`,
+    provider: 'email',
+    available_name: `Agent ${id}`,
+    name: `Agent ${id}`,
+    role: 'agent',
+    thumbnail: '',
+    custom_role_id: null,
     ...extra,
   };
 }

@@ -1,6 +1,6 @@
 import { AppError, type ConsumerSpec, type EventEnvelope, type Logger, type PoolClient } from '@parley/shared';
 import type { AutomationConfig } from '../config';
-import { contactFor } from '../projections/contacts';
+import { contactFor } from '../projections/owners';
 import { RULE_EVENT_BY_TYPE, type RuleEventName } from '../rules/catalogue';
 import { insertRuns, type NewRun } from '../rules/repository';
 import type { Action } from '../rules/schemas';
@@ -195,8 +195,8 @@ async function runActions(deps: EngineDeps, tx: PoolClient, r: CompiledRule, eve
 /** Chatwoot's send_webhook_event: the conversation's webhook data with `event: "automation_event.<event_name>"`, queued for the sender. */
 async function queueRuleWebhook(deps: EngineDeps, tx: PoolClient, r: CompiledRule, event: EventEnvelope, t: Target, index: number, url: string): Promise<boolean> {
   const inboxId = typeof t.conversation['inbox_id'] === 'number' ? t.conversation['inbox_id'] : null;
-  const contactId = typeof t.conversation['contact_id'] === 'number' ? t.conversation['contact_id'] : null;
-  const pc = await deps.payloads.context(tx, t.accountId, inboxId, contactId, t.requestId);
+  const message = event.type.startsWith('message.') ? event.data : null;
+  const pc = await deps.payloads.context(tx, t.accountId, t.requestId, { inboxId, conversation: t.conversation, message });
   const name = `automation_event.${r.rule.event_name}`;
   const inserted = await insertDeliveries(tx, [
     {

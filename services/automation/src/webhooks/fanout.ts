@@ -1,7 +1,8 @@
 import type { ConsumerSpec, EventEnvelope, Logger, PoolClient } from '@parley/shared';
 import type { AutomationConfig } from '../config';
-import type { ContactSnapshot } from '../projections/contacts';
 import { inboxFor } from '../projections/inboxes';
+import { rememberMessage } from '../projections/last-messages';
+import type { ContactSnapshot } from '../projections/owners';
 import { insertDeliveries, type NewDelivery } from './deliveries-repository';
 import type { PayloadSources } from './payload-sources';
 import { contactPayload, conversationPayload, inboxPayload, messagePayload, typingPayload, type WebhookEvent } from './payloads';
@@ -53,6 +54,10 @@ export async function fanOut(deps: FanoutDeps, tx: PoolClient, event: EventEnvel
   // contact_updated with nothing changed is skipped, as Chatwoot does.
   if (name === 'contact_updated' && (!event.changes || Object.keys(event.changes).length === 0)) return;
 
+  // The conversation's last chat message, for the `messages` of later payloads (kept whether or
+  // not anyone subscribes now: a webhook added later gets it right from its first delivery).
+  if (isMessage) await rememberMessage(tx, accountId, event);
+
   const conversation: Json | null = isMessage ? ((data['conversation'] as Json | undefined) ?? null) : isConversation ? data : null;
   const inboxId = isConversation ? (num(data['inbox_id']) ?? num(conversation?.['inbox_id'])) : null;
   const requestId = event.request_id ?? event.id;
@@ -94,19 +99,18 @@ async function buildPayload(
 ): Promise<Json> {
   const data = event.data;
   if (name === 'contact_created' || name === 'contact_updated') {
-    return contactPayload(data as unknown as ContactSnapshot, await deps.payloads.accounts.nameOf(accountId), name, event.changes);
+    return contactPayload(data as unknown as ContactSnapshot, accountId, await deps.payloads.accounts.nameOf(accountId), name, event.changes);
   }
   if (name === 'inbox_created' || name === 'inbox_updated') {
     return inboxPayload(data, await deps.payloads.accounts.nameOf(accountId), name, event.changes);
   }
-  const contactId = num(conversation?.['contact_id']);
-  const pc = await deps.payloads.context(tx, accountId, inboxId, contactId, requestId);
-  if (name === 'message_created' || name === 'message_updated') return messagePayload(data, pc, name);
+  const isMessage = name === 'message_created' || name === 'message_updated';
+  const pc = await deps.payloads.context(tx, accountId, requestId, { inboxId, conversation, message: isMessage ? data : null, actor: event.actor });
+  if (isMessage) return messagePayload(data, pc, name);
   if (name === 'conversation_typing_on' || name === 'conversation_typing_off') {
-    const payload = typingPayload(data, pc, name);
     const a = event.actor;
-    if (a.type === 'user' || a.type === 'contact' || a.type === 'agent_bot') payload['user'] = { id: a.id, name: a.name ?? null, type: a.type };
-    return payload;
+    const typist = (a.type === 'user' || a.type === 'contact' || a.type === 'agent_bot') && typeof a.id === 'number' ? { type: a.type, id: a.id } : null;
+    return typingPayload(data, pc, name, typist);
   }
   return conversationPayload(data, pc, name, event.changes, name !== 'conversation_created');
 }

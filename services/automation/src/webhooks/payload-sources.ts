@@ -1,14 +1,28 @@
-import type { Executor, Logger } from '@parley/shared';
+import type { Actor, Executor, Logger } from '@parley/shared';
 import type { AutomationConfig } from '../config';
 import { AccountNames } from '../projections/accounts';
-import { contactFor } from '../projections/contacts';
 import { inboxFor } from '../projections/inboxes';
+import { isChatMessage, lastMessage } from '../projections/last-messages';
+import { contactFor, readThrough, recordFor, recordsFor, type AgentRecord, type BotRecord, type TeamRecord } from '../projections/owners';
 import type { PayloadContext } from './payloads';
 
+type Json = Record<string, unknown>;
+
+const id = (v: unknown): number | null => (typeof v === 'number' ? v : null);
+
+/** What a payload is about: the conversation, and the message or typist when there is one. */
+export interface PayloadSubject {
+  inboxId: number | null;
+  conversation: Json | null;
+  message?: Json | null;
+  actor?: Actor | null;
+}
+
 /**
- * What a Chatwoot-shaped payload needs beyond the event: the account's name, the inbox and
- * the contact. Each comes from a projection or a cached read-through; a lookup that fails
- * leaves that part minimal rather than holding up delivery.
+ * What a Chatwoot-shaped payload needs beyond the event: the account's name, the inbox, the
+ * contact, the assignee, team and senders, and the conversation's last chat message. Each
+ * comes from a local projection (one indexed read each), or a read-through to its owner on a
+ * miss; a lookup that fails leaves that part minimal rather than holding up delivery.
  */
 export class PayloadSources {
   readonly accounts: AccountNames;
@@ -20,12 +34,37 @@ export class PayloadSources {
     this.accounts = new AccountNames(config, log);
   }
 
-  async context(db: Executor, accountId: number, inboxId: number | null, contactId: number | null, requestId: string): Promise<PayloadContext> {
-    const [accountName, inbox, contact] = await Promise.all([
-      this.accounts.nameOf(accountId),
-      inboxId === null ? null : inboxFor(db, this.config, this.log, accountId, inboxId, requestId),
-      contactId === null ? null : contactFor(db, this.config, this.log, accountId, contactId, requestId),
-    ]);
-    return { accountName, inbox, contact };
+  async context(db: Executor, accountId: number, requestId: string, s: PayloadSubject): Promise<PayloadContext> {
+    const conv = s.conversation;
+    const conversationId = id(conv?.['id']);
+    // The last chat message as stored, or this event's message when it is newer (the store may lag).
+    let last = conversationId === null ? null : await lastMessage(db, accountId, conversationId);
+    const msg = s.message ?? null;
+    if (msg && isChatMessage(msg) && msg['conversation_id'] === conversationId && (last === null || num(last['id']) <= num(msg['id']))) {
+      const { conversation: _c, ...rest } = msg;
+      last = last !== null && last['id'] === msg['id'] ? { ...rest, updated_at: last['updated_at'] } : rest;
+    }
+
+    const users: Array<number | null> = [id(conv?.['assignee_id'])];
+    const bots: Array<number | null> = [];
+    for (const m of [msg, last]) {
+      if (m?.['sender_type'] === 'User') users.push(id(m['sender_id']));
+      if (m?.['sender_type'] === 'AgentBot') bots.push(id(m['sender_id']));
+    }
+    if (s.actor?.type === 'user') users.push(id(s.actor.id));
+    if (s.actor?.type === 'agent_bot') bots.push(id(s.actor.id));
+
+    // One after the other: they share the consumer's transaction client, which runs one query at a time.
+    const rt = <T>(kind: 'agent' | 'team' | 'agent_bot') => readThrough<T>(this.config, this.log, kind, accountId, requestId);
+    const contactId = id(conv?.['contact_id']);
+    const accountName = await this.accounts.nameOf(accountId);
+    const inbox = s.inboxId === null ? null : await inboxFor(db, this.config, this.log, accountId, s.inboxId, requestId);
+    const contact = contactId === null ? null : await contactFor(db, this.config, this.log, accountId, contactId, requestId);
+    const agents = await recordsFor<AgentRecord>(db, rt('agent'), users);
+    const botRecords = await recordsFor<BotRecord>(db, rt('agent_bot'), bots);
+    const team = await recordFor<TeamRecord>(db, rt('team'), id(conv?.['team_id']));
+    return { accountId, accountName, inbox, contact, agents, bots: botRecords, team, lastMessage: last };
   }
 }
+
+const num = (v: unknown): number => (typeof v === 'number' ? v : 0);

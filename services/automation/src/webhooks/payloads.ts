@@ -1,12 +1,15 @@
 import type { Changes } from '@parley/shared';
-import type { ContactSnapshot } from '../projections/contacts';
+import type { AgentRecord, BotRecord, ContactSnapshot, TeamRecord } from '../projections/owners';
 import type { InboxInfo } from '../projections/inboxes';
 
 /**
  * Chatwoot-shaped webhook payloads (reference Op 15, `app/listeners/webhook_listener.rb`),
- * built from the event snapshots. Timestamps follow Chatwoot's webhook data: unix seconds
- * for the conversation's counters, ISO-8601 for `snoozed_until`, message `created_at` and
- * `first_reply_created_at`.
+ * built from the event snapshots and the records `PayloadSources` gathers. Two families of
+ * shapes, as in Chatwoot: `webhook_data` (the top level of message and contact payloads:
+ * message `message_type` as a name, `created_at` ISO-8601, user senders `{id, name, email,
+ * type}`) and `push_event_data` (inside a conversation: `meta.sender`, `meta.assignee`, the
+ * `messages` array with integer `message_type` and unix `created_at`). A conversation's
+ * counters are unix seconds; `snoozed_until` and `first_reply_created_at` are ISO-8601.
  */
 
 type Json = Record<string, unknown>;
@@ -33,13 +36,37 @@ const MESSAGE_TYPE_NAMES = ['incoming', 'outgoing', 'activity', 'template'];
 
 const iso = (unix: unknown): string | null => (typeof unix === 'number' && unix > 0 ? new Date(unix * 1000).toISOString() : null);
 const num = (v: unknown): number => (typeof v === 'number' ? v : 0);
+const idOf = (v: unknown): number | null => (typeof v === 'number' ? v : null);
 
-export function changedAttributes(changes: Changes | null | undefined): Json[] | null {
-  if (!changes) return null;
-  return Object.entries(changes).map(([k, [prev, curr]]) => ({ [k]: { previous_value: prev, current_value: curr } }));
+export interface PayloadContext {
+  accountId: number;
+  accountName: string | null;
+  inbox: InboxInfo | null;
+  /** The conversation's contact, when known. */
+  contact: ContactSnapshot | null;
+  /** Users by id: the assignee, message senders, a typist. */
+  agents: Map<number, AgentRecord>;
+  /** Agent bots by id (message senders). */
+  bots: Map<number, BotRecord>;
+  /** The conversation's team, when it has one. */
+  team: TeamRecord | null;
+  /** The conversation's last public, non-activity message (Chatwoot's `messages.chat.last`). */
+  lastMessage: Json | null;
 }
 
-/** Chatwoot's `contact.push_event_data` (the conversation's `meta.sender`). */
+/** Conversation fields that are timestamps in `changes` (unix seconds there, ISO in Chatwoot's `changed_attributes`). */
+const TIME_FIELDS = new Set(['waiting_since', 'first_reply_created_at', 'last_activity_at', 'created_at', 'updated_at']);
+
+/** `[{attr: {previous_value, current_value}}, ...]`, timestamps as ISO-8601 like Chatwoot's `previous_changes`. */
+export function changedAttributes(changes: Changes | null | undefined): Json[] | null {
+  if (!changes) return null;
+  return Object.entries(changes).map(([k, [prev, curr]]) => {
+    const t = (v: unknown) => (TIME_FIELDS.has(k) && typeof v === 'number' ? iso(v) : v);
+    return { [k]: { previous_value: t(prev), current_value: t(curr) } };
+  });
+}
+
+/** Chatwoot's `contact.push_event_data` (a conversation's `meta.sender`). */
 export function contactPushData(c: ContactSnapshot): Json {
   return {
     additional_attributes: c.additional_attributes ?? {},
@@ -55,19 +82,74 @@ export function contactPushData(c: ContactSnapshot): Json {
   };
 }
 
-export interface PayloadContext {
-  accountName: string | null;
-  inbox: InboxInfo | null;
-  /** The conversation's contact, when the projection has it. */
-  contact: ContactSnapshot | null;
+/** Chatwoot's `contact.webhook_data` (contact payloads, and a contact as a message's `sender`). */
+export function contactData(c: ContactSnapshot, accountId: number, accountName: string | null): Json {
+  const { type: _type, ...push } = contactPushData(c);
+  return { account: { id: c.account_id ?? accountId, name: accountName }, ...push, avatar: c.avatar_url ?? c.thumbnail ?? '' };
 }
 
-/** `conversation.webhook_data` (Conversations::EventDataPresenter#push_data). */
+/** Chatwoot's `user.push_event_data` (`meta.assignee`, senders inside `messages`). */
+export function userPushData(id: number, a: AgentRecord | undefined): Json {
+  const avatar = a?.thumbnail ?? '';
+  return { id, name: a?.name ?? null, available_name: a?.available_name ?? a?.name ?? null, avatar_url: avatar, type: 'user', availability_status: a?.availability_status ?? null, thumbnail: avatar };
+}
+
+/** Chatwoot's `agent_bot.push_event_data`. */
+function botPushData(id: number, b: BotRecord | undefined): Json {
+  return { id, name: b?.name ?? null, avatar_url: b?.thumbnail ?? '', type: 'agent_bot' };
+}
+
+/** A message's sender as push data (inside `messages`), or null (automation and system messages have none). */
+function pushSender(msg: Json, pc: PayloadContext): Json | null {
+  const id = idOf(msg['sender_id']);
+  if (id === null) return null;
+  switch (msg['sender_type']) {
+    case 'Contact':
+      return contactPushData(pc.contact?.id === id ? pc.contact : { id });
+    case 'User':
+      return userPushData(id, pc.agents.get(id));
+    case 'AgentBot':
+      return botPushData(id, pc.bots.get(id));
+    default:
+      return null;
+  }
+}
+
+/** Chatwoot's `message.push_event_data`: one item of a conversation's `messages`. */
+export function messagePushData(msg: Json, conv: Json, pc: PayloadContext): Json {
+  const out: Json = {
+    id: msg['id'],
+    content: msg['content'] ?? null,
+    account_id: msg['account_id'] ?? conv['account_id'],
+    inbox_id: msg['inbox_id'] ?? conv['inbox_id'],
+    conversation_id: msg['conversation_id'] ?? conv['id'],
+    message_type: msg['message_type'],
+    created_at: num(msg['created_at']),
+    updated_at: msg['updated_at'] ?? iso(msg['created_at']),
+    private: msg['private'] ?? false,
+    status: msg['status'] ?? null,
+    source_id: msg['source_id'] ?? null,
+    content_type: msg['content_type'] ?? 'text',
+    content_attributes: msg['content_attributes'] ?? {},
+    sender_type: msg['sender_type'] ?? null,
+    sender_id: msg['sender_id'] ?? null,
+    external_source_ids: msg['external_source_ids'] ?? {},
+    additional_attributes: msg['additional_attributes'] ?? {},
+    processed_message_content: msg['content'] ?? null,
+    sentiment: {},
+    conversation: { assignee_id: conv['assignee_id'] ?? null, unread_count: 0, last_activity_at: num(conv['last_activity_at']) },
+  };
+  const sender = pushSender(msg, pc);
+  if (sender) out['sender'] = sender;
+  return out;
+}
+
+/** `conversation.webhook_data` (Conversations::EventDataPresenter#push_data), plus the conversation's `account_id` and `uuid`. */
 export function conversationData(conv: Json, pc: PayloadContext): Json {
-  const contactId = typeof conv['contact_id'] === 'number' ? (conv['contact_id'] as number) : null;
-  const assigneeId = conv['assignee_id'] ?? null;
-  const teamId = conv['team_id'] ?? null;
-  const sender = pc.contact && pc.contact.id === contactId ? contactPushData(pc.contact) : contactId !== null ? { id: contactId, type: 'contact' } : null;
+  const contactId = idOf(conv['contact_id']);
+  const assigneeId = idOf(conv['assignee_id']);
+  const teamId = idOf(conv['team_id']);
+  const sameConversation = pc.lastMessage !== null && pc.lastMessage['conversation_id'] === conv['id'];
   return {
     additional_attributes: conv['additional_attributes'] ?? {},
     can_reply: true,
@@ -79,13 +161,13 @@ export function conversationData(conv: Json, pc: PayloadContext): Json {
     },
     id: conv['id'],
     inbox_id: conv['inbox_id'],
-    messages: [],
+    messages: sameConversation ? [messagePushData(pc.lastMessage as Json, conv, pc)] : [],
     labels: conv['labels'] ?? [],
     meta: {
-      sender,
-      assignee: assigneeId !== null ? { id: assigneeId, type: 'user' } : null,
+      sender: contactId === null ? null : contactPushData(pc.contact?.id === contactId ? pc.contact : { id: contactId }),
+      assignee: assigneeId === null ? null : userPushData(assigneeId, pc.agents.get(assigneeId)),
       assignee_type: assigneeId !== null ? 'User' : null,
-      team: teamId !== null ? { id: teamId } : null,
+      team: teamId === null ? null : { id: teamId, name: pc.team?.id === teamId ? (pc.team.name ?? null) : null },
       hmac_verified: false,
     },
     status: conv['status'],
@@ -106,20 +188,24 @@ export function conversationData(conv: Json, pc: PayloadContext): Json {
   };
 }
 
-function senderData(msg: Json, pc: PayloadContext): Json | null {
-  const id = msg['sender_id'];
-  const type = msg['sender_type'];
-  if (id === null || id === undefined || !type) return null;
-  if (type === 'Contact') {
-    if (pc.contact && pc.contact.id === id) {
-      const c = pc.contact;
-      return { account: { id: c.account_id ?? msg['account_id'], name: pc.accountName }, ...contactPushData(c), avatar: c.avatar_url ?? c.thumbnail ?? '' };
+/** A message's (or typist's) `sender` as Chatwoot's `webhook_data` of that record. */
+function webhookSender(type: unknown, id: number | null, pc: PayloadContext): Json | null {
+  if (id === null) return null;
+  switch (type) {
+    case 'Contact':
+    case 'contact':
+      return contactData(pc.contact?.id === id ? pc.contact : { id }, pc.accountId, pc.accountName);
+    case 'User':
+    case 'user': {
+      const a = pc.agents.get(id);
+      return { id, name: a?.name ?? null, email: a?.email ?? null, type: 'user' };
     }
-    return { id, type: 'contact' };
+    case 'AgentBot':
+    case 'agent_bot':
+      return { id, name: pc.bots.get(id)?.name ?? null, type: 'agent_bot' };
+    default:
+      return null;
   }
-  if (type === 'User') return { id, type: 'user' };
-  if (type === 'AgentBot') return { id, type: 'agent_bot' };
-  return { id, type: String(type).toLowerCase() };
 }
 
 /** `message.webhook_data`. */
@@ -138,25 +224,8 @@ export function messageData(msg: Json, pc: PayloadContext): Json {
     inbox: { id: msg['inbox_id'], name: pc.inbox?.name ?? null },
     message_type: typeof mt === 'number' ? (MESSAGE_TYPE_NAMES[mt] ?? mt) : mt,
     private: msg['private'] ?? false,
-    sender: senderData(msg, pc),
+    sender: webhookSender(msg['sender_type'], idOf(msg['sender_id']), pc),
     source_id: msg['source_id'] ?? null,
-  };
-}
-
-/** `contact.webhook_data`. */
-export function contactData(c: ContactSnapshot, accountName: string | null): Json {
-  return {
-    account: { id: c.account_id, name: accountName },
-    additional_attributes: c.additional_attributes ?? {},
-    avatar: c.avatar_url ?? c.thumbnail ?? '',
-    custom_attributes: c.custom_attributes ?? {},
-    email: c.email ?? null,
-    id: c.id,
-    identifier: c.identifier ?? null,
-    name: c.name ?? null,
-    phone_number: c.phone_number ?? null,
-    thumbnail: c.thumbnail ?? '',
-    blocked: c.blocked ?? false,
   };
 }
 
@@ -180,8 +249,8 @@ export function messagePayload(msg: Json, pc: PayloadContext, event: string): Js
 }
 
 /** A contact event's payload: `contact.webhook_data + {event[, changed_attributes]}`. */
-export function contactPayload(c: ContactSnapshot, accountName: string | null, event: string, changes: Changes | null | undefined): Json {
-  const out: Json = { event, ...contactData(c, accountName) };
+export function contactPayload(c: ContactSnapshot, accountId: number, accountName: string | null, event: string, changes: Changes | null | undefined): Json {
+  const out: Json = { event, ...contactData(c, accountId, accountName) };
   if (event === 'contact_updated') out['changed_attributes'] = changedAttributes(changes);
   return out;
 }
@@ -196,7 +265,13 @@ export function inboxPayload(inbox: Json, accountName: string | null, event: str
   return out;
 }
 
-/** Typing events: `{event, user, conversation, is_private}`; who typed is not in our events, so `user` is null. */
-export function typingPayload(conv: Json, pc: PayloadContext, event: string): Json {
-  return { event, user: null, conversation: conversationData(conv, pc), is_private: false, account: { id: conv['account_id'], name: pc.accountName } };
+/** Typing events: `{event, user, conversation, is_private}`, `user` the typist's `webhook_data` (the event's actor). */
+export function typingPayload(conv: Json, pc: PayloadContext, event: string, typist: { type: string; id: number } | null): Json {
+  return {
+    event,
+    user: typist ? webhookSender(typist.type, typist.id, pc) : null,
+    conversation: conversationData(conv, pc),
+    is_private: false,
+    account: { id: conv['account_id'], name: pc.accountName },
+  };
 }
