@@ -105,4 +105,21 @@ describe('the OpenAPI document the gateway serves', () => {
       else expect({ op: s.n, schemes }).toEqual({ op: s.n, schemes: expect.arrayContaining(s.security) });
     }
   });
+
+  it('when SPEC\'s 15 operations are read, then each carries SPEC\'s name as its summary and its number, so a reader finds it by that name', () => {
+    const bySlot = new Map(operations(doc).map((o) => [`${o.method} ${slotPath(o.path)}`, o]));
+    for (const s of SPEC_OPERATIONS) {
+      const found = bySlot.get(`${s.method} ${slotPath(s.path)}`) as { path: string; op: OpenApiOperation };
+      expect({ n: s.n, summary: found.op.summary, x: found.op['x-spec-operation'] }).toEqual({ n: s.n, summary: s.title, x: s.n });
+      expect(found.op.description).toContain(`SPEC operation ${s.n}: ${s.title}`);
+      // Where the document names a parameter differently, the description gives SPEC's spelling.
+      if (found.path !== s.path) expect(found.op.description).toContain(s.path);
+    }
+    // Only those 15 are numbered.
+    expect(operations(doc).filter((o) => o.op['x-spec-operation'] !== undefined)).toHaveLength(SPEC_OPERATIONS.length);
+    // Operation 3's portal is named by slug: `{portal_slug}` here, SPEC's `{id}` (the nested article routes have their own `{id}`).
+    const op3 = bySlot.get(`post ${slotPath('/api/v1/accounts/{account_id}/portals/{id}/articles')}`) as { path: string; op: OpenApiOperation };
+    expect(op3.path).toBe('/api/v1/accounts/{account_id}/portals/{portal_slug}/articles');
+    expect(op3.op.parameters?.find((p) => p['name'] === 'portal_slug')).toMatchObject({ in: 'path', required: true, schema: { type: 'string' } });
+  });
 });

@@ -59,8 +59,11 @@ export function applySpecNames(doc: OpenApiDocument): void {
     const op = byMethod[s.method] as OpenApiOperation;
     const spelling = docPath === s.path ? '' : ` SPEC writes the path \`${s.path}\`; the parameters are the same, named here as in the path above.`;
     const lead = `**SPEC operation ${s.n}: ${s.title}.**${spelling}`;
+    // The service's own "SPEC op N." prefix says the same as the lead.
+    const rest = (op.description ?? '').replace(/^SPEC op(?:eration)? \d+\s*[.:]?\s*/i, '');
+    const own = rest.charAt(0).toUpperCase() + rest.slice(1);
     op.summary = s.title;
-    op.description = op.description ? `${lead}\n\n${op.description}` : lead;
+    op.description = own ? `${lead}\n\n${own}` : lead;
     op['x-spec-operation'] = s.n;
   }
   if (missing.length > 0) throw new Error(`The OpenAPI document lacks SPEC operations: ${missing.join(', ')}`);
