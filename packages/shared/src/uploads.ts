@@ -1,5 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
-import type { Request, RequestHandler } from 'express';
+import type { Request, RequestHandler, Response } from 'express';
 import multer from 'multer';
 import { BadRequestError, ValidationError } from './errors';
 
@@ -80,3 +80,16 @@ export function imageFromRequest(req: Request, field: string): ImageUpload | und
     data,
   };
 }
+
+/** A stored image as its public URL serves it: the token names one upload forever, so it caches forever. */
+export function sendStoredImage(res: Response, img: { content_type: string; byte_size: number; sha256: string; data: Buffer }): void {
+  res.setHeader('content-type', img.content_type);
+  res.setHeader('content-length', String(img.byte_size));
+  res.setHeader('x-content-type-options', 'nosniff');
+  res.setHeader('cache-control', 'public, max-age=31536000, immutable');
+  res.setHeader('etag', `"${img.sha256}"`);
+  res.end(img.data);
+}
+
+/** Upload tokens are base64url; anything else names no upload (no query needed). */
+export const IMAGE_TOKEN_RE = /^[A-Za-z0-9_-]{16,64}$/;
