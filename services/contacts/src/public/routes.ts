@@ -1,5 +1,5 @@
 import { Router, type Request, type Response } from 'express';
-import { imageFromRequest, multipartImage, NotFoundError, parseBody, parseQuery, unwrap } from '@parley/shared';
+import { IMAGE_TOKEN_RE, imageFromRequest, multipartImage, NotFoundError, parseBody, parseQuery, sendStoredImage, unwrap } from '@parley/shared';
 import type { AppDeps } from '../deps';
 import { findAvatarByToken } from '../contacts/repository';
 import { publicCreateSchema, publicShowQuerySchema, publicUpdateSchema } from '../contacts/schemas';
@@ -48,15 +48,9 @@ export function publicAvatarsRouter(deps: AppDeps): Router {
   const r = Router();
   r.get('/:token', async (req, res) => {
     const token = param(req, 'token');
-    const avatar = /^[A-Za-z0-9_-]{16,64}$/.test(token) ? await findAvatarByToken(deps.pool, token) : null;
+    const avatar = IMAGE_TOKEN_RE.test(token) ? await findAvatarByToken(deps.pool, token) : null;
     if (!avatar) throw new NotFoundError('Avatar', 'token');
-    res.setHeader('content-type', avatar.content_type);
-    res.setHeader('content-length', String(avatar.byte_size));
-    res.setHeader('x-content-type-options', 'nosniff');
-    // A token names one upload forever (a new upload gets a new token).
-    res.setHeader('cache-control', 'public, max-age=31536000, immutable');
-    res.setHeader('etag', `"${avatar.sha256}"`);
-    res.end(avatar.data);
+    sendStoredImage(res, avatar);
   });
   return r;
 }
