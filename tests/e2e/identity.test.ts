@@ -4,6 +4,7 @@ import { PrincipalStore } from '../../services/gateway/src/auth/principals';
 import { PLATFORM_TOKEN, startStack, type Stack } from '../support/stack';
 import { seedAccount, type SeededAccount } from '../support/factories';
 import { client, expectErrorBody } from '../support/http';
+import { PNG_1X1, sendForm } from '../support/contacts';
 
 const USER_KEYS = [
   'id', 'access_token', 'account_id', 'available_name', 'avatar_url', 'confirmed', 'display_name', 'message_signature', 'email', 'hmac_identifier',
@@ -277,6 +278,61 @@ describe('identity through the gateway: platform API, profile, agents, teams, bo
       expect(res.body.access_token).not.toBe(u.token);
       expect((await call('GET', '/api/v1/profile', { token: u.token })).status).toBe(401);
       expect((await call('GET', '/api/v1/profile', { token: res.body.access_token })).status).toBe(200);
+    });
+
+    it('when the profile form uploads a picture as multipart (Chatwoot sends profile[avatar]), then avatar_url serves it and agents see it', async () => {
+      const u = await acc.addUser('agent');
+      const form = new FormData();
+      form.set('profile[name]', 'Pictured Person');
+      form.set('profile[account_id]', String(acc.accountId));
+      form.set('profile[avatar]', new Blob([PNG_1X1], { type: 'image/png' }), 'me.png');
+      const res = await sendForm(stack.gatewayUrl, 'PUT', '/api/v1/profile', form, u.token);
+      expect(res.status).toBe(200);
+      expect(res.body).toMatchObject({ name: 'Pictured Person', account_id: acc.accountId });
+      const url: string = res.body.avatar_url;
+      expect(url).toContain('/public/api/v1/user_avatars/');
+      const img = await fetch(stack.gatewayUrl + new URL(url).pathname);
+      expect(img.status).toBe(200);
+      expect(img.headers.get('content-type')).toBe('image/png');
+      expect(Buffer.from(await img.arrayBuffer()).equals(PNG_1X1)).toBe(true);
+      const agents = await call('GET', `/api/v1/accounts/${acc.accountId}/agents`, { token: u.token });
+      expect(agents.body.find((a: { id: number }) => a.id === u.userId).thumbnail).toBe(url);
+      const ev = await tap.next('user.updated', (e) => e.data['id'] === u.userId && 'thumbnail' in (e.changes ?? {}));
+      expect(ev.changes?.['thumbnail']).toEqual(['', url]);
+
+      // The flat field name works too; a new upload gets a new URL and the old one is gone.
+      const again = new FormData();
+      again.set('avatar', new Blob([PNG_1X1], { type: 'image/png' }), 'me2.png');
+      const second = await sendForm(stack.gatewayUrl, 'PATCH', '/api/v1/profile', again, u.token);
+      expect(second.status).toBe(200);
+      expect(second.body.avatar_url).not.toBe(url);
+      expect((await fetch(stack.gatewayUrl + new URL(url).pathname)).status).toBe(404);
+
+      // A picture by URL replaces the upload; DELETE /profile/avatar clears it.
+      const byUrl = await call('PUT', '/api/v1/profile', { token: u.token, body: { avatar_url: 'https://img.example.com/me.png' } });
+      expect(byUrl.body.avatar_url).toBe('https://img.example.com/me.png');
+      expect((await fetch(stack.gatewayUrl + new URL(second.body.avatar_url).pathname)).status).toBe(404);
+      const cleared = await call('DELETE', '/api/v1/profile/avatar', { token: u.token });
+      expect(cleared.status).toBe(200);
+      expect(cleared.body.avatar_url).toBe('');
+    });
+
+    it('when the profile form carries a file that is not an image, or under another name, then 422 naming it and nothing changes', async () => {
+      const u = await acc.addUser('agent');
+      const bad = new FormData();
+      bad.set('profile[name]', 'Never Saved');
+      bad.set('profile[avatar]', new Blob(['%PDF-1.4 not an image'], { type: 'image/png' }), 'x.png');
+      const refused = await sendForm(stack.gatewayUrl, 'PUT', '/api/v1/profile', bad, u.token);
+      expect(refused.status).toBe(422);
+      expectErrorBody(refused.body, 'invalid_type');
+      expect(refused.body.errors[0].field).toBe('avatar');
+      const stray = new FormData();
+      stray.set('picture', new Blob([PNG_1X1], { type: 'image/png' }), 'x.png');
+      const strayRes = await sendForm(stack.gatewayUrl, 'PUT', '/api/v1/profile', stray, u.token);
+      expect(strayRes.status).toBe(422);
+      expectErrorBody(strayRes.body, 'unexpected_file');
+      expect((await call('GET', '/api/v1/profile', { token: u.token })).body).toMatchObject({ name: u.name, avatar_url: '' });
+      expect((await fetch(`${stack.gatewayUrl}/public/api/v1/user_avatars/not-a-real-token-000000`)).status).toBe(404);
     });
 
     it('when the profile body is malformed or has unknown fields, then 400 / 422 with the Error body', async () => {

@@ -1271,6 +1271,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/accounts/{account_id}/webhooks/{webhook_id}/rotate_secret": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Give a webhook a new signing secret
+         * @description Administrators only. The old secret stops signing at once: every delivery sent from now on, retries of earlier ones included, is signed with the new `secret` in the answer.
+         */
+        post: operations["rotateWebhookSecret"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/accounts/{account_id}/webhooks/deliveries": {
         parameters: {
             query?: never;
@@ -6054,10 +6074,13 @@ export interface operations {
     getConversationCounts: {
         parameters: {
             query?: {
+                assignee_type?: "me" | "unassigned" | "all" | "assigned";
                 conversation_type?: "unattended";
                 inbox_id?: number;
                 labels?: string | string[];
+                page?: number;
                 q?: string;
+                sort_by?: "last_activity_at_desc" | "latest" | "last_activity_at_asc" | "created_at_asc" | "sort_on_created_at" | "created_at_desc" | "priority_desc" | "sort_on_priority" | "priority_asc" | "waiting_since_asc" | "sort_on_waiting_since" | "waiting_since_desc";
                 source_id?: string;
                 status?: "all" | "open" | "resolved" | "pending" | "snoozed";
                 team_id?: number;
@@ -8955,6 +8978,52 @@ export interface operations {
                             url: string;
                             webhook_id: number | null;
                         }[];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+            504: components["responses"]["GatewayTimeout"];
+        };
+    };
+    rotateWebhookSecret: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Numeric id of the account */
+                account_id: number;
+                webhook_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The webhook with its new secret */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        payload: {
+                            webhook: {
+                                account_id: number;
+                                id: number;
+                                inbox?: {
+                                    id: number;
+                                    name: string | null;
+                                };
+                                name: string | null;
+                                secret: string;
+                                subscriptions: string[];
+                                url: string;
+                            };
+                        };
                     };
                 };
             };

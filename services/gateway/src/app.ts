@@ -11,6 +11,7 @@ import { platformRouter, platformAuth } from './platform/routes';
 import { profileRouter } from './identity/profile-routes';
 import { accountRouter } from './identity/account-routes';
 import { internalRouter } from './internal/routes';
+import { userAvatarsRouter } from './identity/avatar-routes';
 import { docsRouter } from './docs';
 
 export function gatewayDeps(deps: ServiceDeps<GatewayConfig>): GatewayDeps {
@@ -41,6 +42,7 @@ export function createApp(base: ServiceDeps<GatewayConfig>): Express {
 
   const proxy = upstreamProxy(config, log);
   app.use('/api/v1/accounts/:account_id', auth, perToken, accountScope(deps.principals), accountRouting(config));
+  app.use('/public/api/v1/user_avatars', userAvatarsRouter(deps)); // the gateway's own public files
   app.use('/public/api/v1', anonymousScope, publicRouting(config));
   app.use(proxy);
   app.use('/api/v1/accounts/:account_id', jsonBody(), accountRouter(deps));

@@ -27,6 +27,10 @@ export const gatewayConfigSchema = baseConfigSchema.extend({
   RATE_LIMIT_PER_TOKEN: z.coerce.number().int().positive().default(3000),
   PROXY_TIMEOUT_MS: z.coerce.number().int().positive().default(30_000),
   PRINCIPAL_CACHE_TTL_SECONDS: z.coerce.number().int().positive().default(300),
+  /** Where clients reach the gateway; uploaded profile pictures are linked from there. */
+  PUBLIC_BASE_URL: z.string().url().default('http://127.0.0.1:3000'),
+  /** Largest profile picture accepted (bytes). */
+  AVATAR_MAX_BYTES: z.coerce.number().int().min(1024).max(50 * 1024 * 1024).default(5 * 1024 * 1024),
   /** Key of the profile's `hmac_identifier` (Chatwoot's CHATWOOT_INBOX_HMAC_KEY): HMAC-SHA256 of the user's email. */
   USER_HMAC_KEY: z.string().min(1).default('parley-dev-user-hmac-key'),
 });

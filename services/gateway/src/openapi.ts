@@ -50,7 +50,25 @@ export const operations = defineOperations([
 
   // ---- Profile (SPEC operation 8) ----
   op('get', 'Profile', user, { path: '/api/v1/profile', operationId: 'getProfile', summary: 'Fetch user profile', response: s.userRecordSchema, errors: [401, 403] }),
-  ...crudTwins('patch', 'Profile', user, { path: '/api/v1/profile', operationId: 'updateProfile', summary: 'Update the profile (flat or under `profile`)', body: s.profileUpdate, response: s.userRecordSchema, errors: [400, 401, 403, 409, 422] }),
+  ...crudTwins('patch', 'Profile', user, {
+    path: '/api/v1/profile',
+    operationId: 'updateProfile',
+    summary: 'Update the profile (flat or under `profile`)',
+    description: 'As multipart/form-data (`profile[name]`, ...), the picture may be uploaded as `avatar` or `profile[avatar]` (PNG, JPEG, GIF or WebP); its URL becomes `avatar_url`.',
+    body: s.profileUpdate,
+    multipart: true,
+    response: s.userRecordSchema,
+    errors: [400, 401, 403, 409, 422],
+  }),
+  op('delete', 'Profile', user, { path: '/api/v1/profile/avatar', operationId: 'deleteProfileAvatar', summary: 'Remove the profile picture (uploaded or by URL)', response: s.userRecordSchema, errors: [401, 403] }),
+  op('get', 'Profile', [], {
+    path: '/public/api/v1/user_avatars/{token}',
+    operationId: 'publicGetUserAvatar',
+    summary: 'An uploaded profile picture',
+    description: "The image bytes (image/png, image/jpeg, image/gif or image/webp), not JSON: the URL a user's `avatar_url` names after an upload; the token changes with every upload.",
+    params: z.object({ token: z.string().describe('Unguessable name of one upload') }),
+    errors: [404],
+  }),
   op('post', 'Profile', user, { path: '/api/v1/profile/reset_access_token', operationId: 'resetProfileAccessToken', summary: 'Replace the access token (the old one stops working at once)', response: s.userRecordSchema, errors: [401, 403] }),
   op('post', 'Profile', user, { path: '/api/v1/profile/availability', operationId: 'setProfileAvailability', summary: 'Set availability in an account (default: the active one)', body: s.availabilityUpdate, response: s.userRecordSchema, errors: [400, 401, 403, 422] }),
 

@@ -7,6 +7,8 @@ const email = z.email('is not a valid email').max(255).transform((v) => v.trim()
 const httpUrl = z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }).max(2048);
 const flatObject = z.record(z.string().max(255), z.unknown());
 const id = z.number().int().positive().max(2_147_483_647);
+/** An id that may come as a form field (multipart bodies carry only strings). */
+const formId = z.union([id, z.string().regex(/^[0-9]{1,10}$/).transform(Number).pipe(id)], { error: 'must be a positive integer id' });
 export const roleInput = z.enum(['agent', 'administrator']);
 const availability = z.enum(['online', 'offline', 'busy']);
 
@@ -72,7 +74,7 @@ export const profileUpdate = z
     avatar_url: httpUrl.nullable().optional(),
     ui_settings: flatObject.optional(),
     phone_number: z.string().regex(/^\+[1-9]\d{1,14}$/, 'must be in E.164 format').nullable().optional(),
-    account_id: id.optional(),
+    account_id: formId.optional(),
     current_password: z.string().max(128).optional(),
     password: password.optional(),
     password_confirmation: z.string().max(128).optional(),

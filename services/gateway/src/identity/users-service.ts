@@ -1,4 +1,4 @@
-import { diff, NotFoundError, ValidationError, withTransaction, writeEvent, type Executor, type RequestContext } from '@parley/shared';
+import { diff, NotFoundError, ValidationError, withTransaction, writeEvent, type Executor, type ImageUpload, type RequestContext } from '@parley/shared';
 import type { GatewayDeps } from '../deps';
 import { deleteUser, findUser, insertUserIfNew, updateUser, type UserFields, type UserRow } from './users-repository';
 import { findMembership, listMembershipsOfUser, updateMembership, type Availability } from './agents-repository';
@@ -6,6 +6,7 @@ import { deleteTokens, findToken, insertToken, rotateToken } from './tokens-repo
 import { hashPassword, verifyPassword } from './passwords';
 import { changeMembership, removeMembership } from './agents-service';
 import { activeMembership, userEventData, userRecord } from './views';
+import { deleteUserAvatar, upsertUserAvatar, userAvatarUrl } from './avatars-repository';
 
 /** SPEC's User record for a user, with their token and memberships. */
 export async function userRecordOf(deps: GatewayDeps, db: Executor, user: UserRow): Promise<ReturnType<typeof userRecord>> {
@@ -118,9 +119,11 @@ export interface ProfilePatch extends UserPatch {
 
 /**
  * `PUT /api/v1/profile`. Deviations: no e-mail confirmation flow exists here, so a new email
- * takes effect at once; `account_id` makes that membership the active one.
+ * takes effect at once; `account_id` makes that membership the active one. An uploaded
+ * `avatar` is stored and becomes the avatar_url (it wins over a given URL); a given URL
+ * replaces an earlier upload.
  */
-export async function updateProfile(deps: GatewayDeps, ctx: RequestContext, userId: number, input: ProfilePatch): Promise<UserRow> {
+export async function updateProfile(deps: GatewayDeps, ctx: RequestContext, userId: number, input: ProfilePatch, avatar?: ImageUpload): Promise<UserRow> {
   const user = await withTransaction(deps.pool, async (tx) => {
     const before = await findUser(tx, userId, { lock: true });
     if (!before) throw new NotFoundError('User', 'id');
@@ -131,11 +134,28 @@ export async function updateProfile(deps: GatewayDeps, ctx: RequestContext, user
       if (!(await findMembership(tx, input.account_id, userId))) throw ValidationError.field('account_id', 'is not an account of this user', 'not_found');
       await updateMembership(tx, input.account_id, userId, { active_at: new Date() });
     }
-    const custom = input.phone_number !== undefined ? { ...(input.custom_attributes ?? {}), phone_number: input.phone_number } : input.custom_attributes;
-    return patchUser(tx, ctx, before, { ...input, custom_attributes: custom });
+    const patch: UserPatch = { ...input };
+    if (avatar) {
+      await upsertUserAvatar(tx, userId, avatar);
+      patch.avatar_url = userAvatarUrl(deps.config.PUBLIC_BASE_URL, avatar.token);
+    } else if (input.avatar_url !== undefined) {
+      await deleteUserAvatar(tx, userId);
+    }
+    if (input.phone_number !== undefined) patch.custom_attributes = { ...(input.custom_attributes ?? {}), phone_number: input.phone_number };
+    return patchUser(tx, ctx, before, patch);
   });
   await deps.principals.invalidateOwner(deps.pool, 'User', userId);
   return user;
+}
+
+/** `DELETE /api/v1/profile/avatar`: an uploaded picture and a given URL both go. */
+export async function removeProfileAvatar(deps: GatewayDeps, ctx: RequestContext, userId: number): Promise<void> {
+  await withTransaction(deps.pool, async (tx) => {
+    const before = await findUser(tx, userId, { lock: true });
+    if (!before) throw new NotFoundError('User', 'id');
+    await deleteUserAvatar(tx, userId);
+    await patchUser(tx, ctx, before, { avatar_url: null });
+  });
 }
 
 /** `POST /api/v1/profile/reset_access_token`: the old token stops working at once. */

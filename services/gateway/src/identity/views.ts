@@ -29,8 +29,9 @@ export function accountEventData(a: AccountRow) {
   return { id: a.id, name: a.name, status: a.status, features: a.features, locale: a.locale };
 }
 
+/** docs/contracts.md `user.*` data; `thumbnail` is the picture agents see (the agent's `thumbnail`). */
 export function userEventData(u: UserRow) {
-  return { id: u.id, name: u.name, display_name: u.display_name, email: u.email };
+  return { id: u.id, name: u.name, display_name: u.display_name, email: u.email, thumbnail: u.avatar_url ?? '' };
 }
 
 /**
