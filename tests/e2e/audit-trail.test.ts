@@ -137,6 +137,28 @@ describe('audit trail of webhooks, automation rules and agents through the gatew
     await entryFor(deleted, 'AccountUser', id, 'destroy');
   });
 
+  it('when a custom attribute definition is created, changed and deleted, then CustomAttributeDefinition entries with its changes', async () => {
+    const created = await call('POST', `${base()}/custom_attribute_definitions`, {
+      token: acc.admin.token,
+      body: { attribute_display_name: 'Order number', attribute_key: `order_${Date.now()}`, attribute_display_type: 'text', attribute_model: 'conversation_attribute' },
+    });
+    ok(created, 'create definition');
+    const id = created.body.id;
+    expect(typeof id).toBe('number');
+    const c = await entryFor(created, 'CustomAttributeDefinition', id, 'create');
+    expect(c.audited_changes).toMatchObject({ id, attribute_display_name: 'Order number' });
+
+    const updated = await call('PATCH', `${base()}/custom_attribute_definitions/${id}`, { token: acc.admin.token, body: { attribute_display_name: 'Order no.' } });
+    ok(updated, 'update definition');
+    const u = await entryFor(updated, 'CustomAttributeDefinition', id, 'update');
+    expect(u.audited_changes).toMatchObject({ attribute_display_name: ['Order number', 'Order no.'] });
+
+    const deleted = await call('DELETE', `${base()}/custom_attribute_definitions/${id}`, { token: acc.admin.token });
+    ok(deleted, 'delete definition');
+    await entryFor(deleted, 'CustomAttributeDefinition', id, 'destroy');
+    expect((await entriesOf('CustomAttributeDefinition', id)).map((e) => e.version).sort()).toEqual([1, 2, 3]);
+  });
+
   it('when RabbitMQ redelivers a real event, then it does not double its entry', async () => {
     const created = await call('POST', `${base()}/webhooks`, { token: acc.admin.token, body: { url: `https://example.com/hooks/${Date.now()}-r`, subscriptions: ['message_created'] } });
     ok(created, 'create webhook');

@@ -60,6 +60,9 @@ export const AUDIT_RULES = {
   'label.created': rule('Label', 'create'),
   'label.updated': rule('Label', 'update'),
   'label.deleted': rule('Label', 'destroy'),
+  'custom_attribute_definition.created': rule('CustomAttributeDefinition', 'create'),
+  'custom_attribute_definition.updated': rule('CustomAttributeDefinition', 'update'),
+  'custom_attribute_definition.deleted': rule('CustomAttributeDefinition', 'destroy'),
 } satisfies Partial<Record<EventType, AuditRule>>;
 
 /**
