@@ -56,4 +56,22 @@ describe('webhook deliveries through the gateway', () => {
     expect(log).toMatchObject({ delivery_id: rx.received[0]?.headers['x-chatwoot-delivery'], attempts: 3 });
     expect(log.attempt_log.map((a: any) => a.status_code)).toEqual([500, 500, 200]);
   });
+
+  it('when an administrator rotates the secret, then later deliveries verify with the new secret only', async () => {
+    const own = await startReceiver();
+    const created = await call('POST', `/api/v1/accounts/${acc.accountId}/webhooks`, { token: acc.admin.token, body: { url: own.url, subscriptions: ['conversation_created'] } });
+    expect(created.status).toBe(200);
+    const hook = created.body.payload.webhook;
+    const rotated = await call('POST', `/api/v1/accounts/${acc.accountId}/webhooks/${hook.id}/rotate_secret`, { token: acc.admin.token });
+    expect(rotated.status).toBe(200);
+    const secret = rotated.body.payload.webhook.secret;
+    expect(secret).not.toBe(hook.secret);
+    expect((await call('POST', `/api/v1/accounts/${acc.accountId}/webhooks/${hook.id}/rotate_secret`, { token: acc.agent.token })).status).toBe(403);
+
+    await bus.publish(envelope('conversation.created', acc.accountId, conversation(acc.accountId, 2), { actor: userActor }));
+    const got = await waitFor(() => own.received.find((r) => r.json?.id === 2), { what: 'delivery after rotation' }).finally(() => own.close());
+    const sign = (key: string) => `sha256=${createHmac('sha256', key).update(`${got.headers['x-chatwoot-timestamp']}.${got.body}`).digest('hex')}`;
+    expect(got.headers['x-chatwoot-signature']).toBe(sign(secret));
+    expect(got.headers['x-chatwoot-signature']).not.toBe(sign(hook.secret));
+  });
 });

@@ -12,6 +12,15 @@ const RULES = '/api/v1/accounts/{account_id}/automation_rules';
 const adminOnly = { security: ['userApiKey'] as OperationSpec['security'] };
 const ruleErrors = [401, 403, 404, 422];
 
+/** Chatwoot routes `update` for both PATCH and PUT: the same operation twice, PUT named `replace…`. */
+function patchAndPut(op: Omit<OperationSpec, 'method'> & { operationId: `update${string}` }): OperationSpec[] {
+  const noun = op.operationId.slice('update'.length);
+  return [
+    { ...op, method: 'patch' },
+    { ...op, method: 'put', operationId: `replace${noun}`, summary: op.summary.replace(/ \(any subset of the create fields\)$/, ' (same as PATCH)') },
+  ];
+}
+
 export const operations = defineOperations([
   {
     method: 'get',
@@ -57,8 +66,7 @@ export const operations = defineOperations([
     responses: { 200: { description: 'The rule', schema: ruleShowResponse } },
     errors: [401, 403, 404],
   },
-  {
-    method: 'patch',
+  ...patchAndPut({
     path: `${RULES}/{id}`,
     operationId: 'updateAutomationRule',
     summary: 'Update an automation rule (any subset of the create fields)',
@@ -68,19 +76,7 @@ export const operations = defineOperations([
     body: rules.update,
     responses: { 200: { description: 'The updated rule', schema: ruleShowResponse } },
     errors: ruleErrors,
-  },
-  {
-    method: 'put',
-    path: `${RULES}/{id}`,
-    operationId: 'replaceAutomationRule',
-    summary: 'Update an automation rule (same as PATCH)',
-    tags: ['Automation Rule'],
-    ...adminOnly,
-    params: idParams,
-    body: rules.update,
-    responses: { 200: { description: 'The updated rule', schema: ruleShowResponse } },
-    errors: ruleErrors,
-  },
+  }),
   {
     method: 'delete',
     path: `${RULES}/{id}`,
@@ -163,8 +159,7 @@ export const operations = defineOperations([
     responses: { 200: { description: 'The webhook', schema: webhookShowResponse } },
     errors: [401, 403, 404],
   },
-  {
-    method: 'patch',
+  ...patchAndPut({
     path: `${WEBHOOKS}/{webhook_id}`,
     operationId: 'updateWebhook',
     summary: 'Update a webhook (any subset of the create fields)',
@@ -174,18 +169,20 @@ export const operations = defineOperations([
     body: hooks.update,
     responses: { 200: { description: 'The updated webhook', schema: webhookShowResponse } },
     errors: [401, 403, 404, 409, 422],
-  },
+  }),
   {
-    method: 'put',
-    path: `${WEBHOOKS}/{webhook_id}`,
-    operationId: 'replaceWebhook',
-    summary: 'Update a webhook (same as PATCH)',
+    method: 'post',
+    path: `${WEBHOOKS}/{webhook_id}/rotate_secret`,
+    operationId: 'rotateWebhookSecret',
+    summary: 'Give a webhook a new signing secret',
+    description:
+      'Administrators only. The old secret stops signing at once: every delivery sent from now on, retries of earlier ones ' +
+      'included, is signed with the new `secret` in the answer.',
     tags: ['Webhooks'],
     ...adminOnly,
     params: webhookIdParams,
-    body: hooks.update,
-    responses: { 200: { description: 'The updated webhook', schema: webhookShowResponse } },
-    errors: [401, 403, 404, 409, 422],
+    responses: { 200: { description: 'The webhook with its new secret', schema: webhookShowResponse } },
+    errors: [401, 403, 404],
   },
   {
     method: 'delete',

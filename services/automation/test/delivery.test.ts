@@ -239,6 +239,24 @@ describe('webhook delivery', () => {
     expect(d.attempt_log[0].error).toMatch(/^HTTP 500/);
   });
 
+  it('when the secret is rotated while a delivery waits for its retry, then the retry is signed with the new secret', async () => {
+    const { accountId, conv, api } = setup();
+    const rx = await receiver();
+    let rotated: string | null = null;
+    // Fails until the secret has been rotated, so the retries straddle the rotation.
+    rx.respond = () => ({ status: rotated ? 200 : 503 });
+    const wh = await hook(api, rx.url, ['conversation_created']);
+    await bus.publish(envelope('conversation.created', accountId, conv, { actor: userActor }));
+    await waitFor(() => rx.received.length >= 1, { what: 'first attempt' });
+    const res = await api('POST', `/webhooks/${wh.id}/rotate_secret`);
+    expect(res.status).toBe(200);
+    rotated = res.body.payload.webhook.secret as string;
+    const ok = await waitFor(() => rx.received.find((r) => verify(r, rotated as string)), { what: 'a retry signed with the new secret' });
+    expect(verify(rx.received[0] as Received, wh.secret)).toBe(true);
+    expect(verify(ok, wh.secret)).toBe(false);
+    expect(ok.headers['x-chatwoot-delivery']).toBe(rx.received[0]?.headers['x-chatwoot-delivery']);
+  });
+
   it('when a receiver keeps failing, then the delivery goes dead after the last attempt; a 4xx fails at once', async () => {
     const { accountId, conv, api } = setup();
     const down = await receiver();

@@ -83,6 +83,26 @@ describe('webhooks API (service level)', () => {
     expect(reset.body.payload.webhook.subscriptions).toEqual(DEFAULT_EVENTS);
   });
 
+  it('when a webhook\'s secret is rotated, then it answers a new secret, keeps it, and the event says the secret changed without either value', async () => {
+    const api = apiFor(svc, randomAccountId());
+    const hook = (await api('POST', '/webhooks', { url: 'https://example.com/rotate', subscriptions: ['conversation_created'] })).body.payload.webhook;
+    const res = await api('POST', `/webhooks/${hook.id}/rotate_secret`);
+    expect(res.status).toBe(200);
+    const rotated = res.body.payload.webhook;
+    expect(rotated.secret).toMatch(/^[0-9a-f]{64}$/);
+    expect(rotated.secret).not.toBe(hook.secret);
+    expect(rotated).toEqual({ ...hook, secret: rotated.secret });
+    expect((await api('GET', `/webhooks/${hook.id}`)).body.payload.webhook.secret).toBe(rotated.secret);
+    const [ev] = await outbox('webhook.updated', hook.id);
+    expect(ev.changes).toEqual({ secret: ['[FILTERED]', '[FILTERED]'] });
+    expect(JSON.stringify(ev)).not.toContain(hook.secret);
+    expect(JSON.stringify(ev)).not.toContain(rotated.secret);
+    expectError(await api('POST', '/webhooks/999999/rotate_secret'), 404, 'webhook_id');
+    expectError(await apiFor(svc, randomAccountId())('POST', `/webhooks/${hook.id}/rotate_secret`), 404);
+    expectError(await api('POST', `/webhooks/${hook.id}/rotate_secret`, undefined, { role: 'agent' }), 403);
+    expect((await api('GET', `/webhooks/${hook.id}`)).body.payload.webhook.secret).toBe(rotated.secret);
+  });
+
   it('when a webhook is deleted, then it answers {} and is gone, with a webhook.deleted event', async () => {
     const api = apiFor(svc, randomAccountId());
     const hook = (await api('POST', '/webhooks', { url: 'https://example.com/del' })).body.payload.webhook;

@@ -52,6 +52,11 @@ export async function updateWebhook(db: Executor, accountId: number, id: number,
   return rows[0] ?? null;
 }
 
+export async function replaceSecret(db: Executor, accountId: number, id: number, secret: string): Promise<WebhookRow | null> {
+  const { rows } = await db.query<WebhookRow>(`UPDATE webhooks SET secret = $3, updated_at = now() WHERE account_id = $1 AND id = $2 RETURNING ${COLUMNS}`, [accountId, id, secret]);
+  return rows[0] ?? null;
+}
+
 export async function deleteWebhook(db: Executor, accountId: number, id: number): Promise<WebhookRow | null> {
   const { rows } = await db.query<WebhookRow>(`DELETE FROM webhooks WHERE account_id = $1 AND id = $2 RETURNING ${COLUMNS}`, [accountId, id]);
   return rows[0] ?? null;

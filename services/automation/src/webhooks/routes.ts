@@ -4,7 +4,7 @@ import type { AutomationConfig } from '../config';
 import { listDeliveries, type AttemptRow, type DeliveryFilter, type DeliveryRow } from './deliveries-repository';
 import { findWebhook } from './repository';
 import { deliveriesQuery, webhookDeliveriesQuery, webhookSchemas } from './schemas';
-import { createWebhook, deleteWebhook, listWebhooksJson, showWebhook, updateWebhook } from './service';
+import { createWebhook, deleteWebhook, listWebhooksJson, rotateWebhookSecret, showWebhook, updateWebhook } from './service';
 
 const DELIVERIES_PER_PAGE = 25;
 
@@ -75,6 +75,11 @@ export function webhooksRouter(deps: ServiceDeps<AutomationConfig>): Router {
   router.delete('/:webhook_id', async (req, res) => {
     await deleteWebhook(deps, req.ctx, accountIdOf(req), idParam(req, 'webhook_id', 'Webhook'));
     res.json({});
+  });
+
+  // A new signing secret (answered once here, and by every later read, as Chatwoot 4.11+ does).
+  router.post('/:webhook_id/rotate_secret', async (req, res) => {
+    res.json({ payload: { webhook: await rotateWebhookSecret(deps, req.ctx, accountIdOf(req), idParam(req, 'webhook_id', 'Webhook')) } });
   });
 
   router.get('/:webhook_id/deliveries', async (req, res) => {

@@ -43,7 +43,7 @@ export async function listWebhooksJson(deps: WebhookDeps, accountId: number): Pr
 
 export async function showWebhook(deps: WebhookDeps, accountId: number, id: number): Promise<WebhookJson> {
   const row = await repo.findWebhook(deps.pool, accountId, id);
-  if (!row) throw new NotFoundError('Webhook', 'id');
+  if (!row) throw new NotFoundError('Webhook', 'webhook_id');
   const names = await inboxNames(deps.pool, accountId, row.inbox_id === null ? [] : [row.inbox_id]);
   return webhookJson(row, row.inbox_id === null ? null : names.get(row.inbox_id));
 }
@@ -67,7 +67,7 @@ export async function updateWebhook(deps: WebhookDeps, ctx: RequestContext, acco
   const inboxName = input.inbox_id ? await checkInbox(deps, ctx, accountId, input.inbox_id) : undefined;
   return withTransaction(deps.pool, async (tx) => {
     const before = await repo.findWebhook(tx, accountId, id, true);
-    if (!before) throw new NotFoundError('Webhook', 'id');
+    if (!before) throw new NotFoundError('Webhook', 'webhook_id');
     const next: repo.WebhookFields = { url: before.url, name: before.name, subscriptions: before.subscriptions, inbox_id: before.inbox_id };
     if (input.url !== undefined) next.url = input.url;
     if (input.name !== undefined) next.name = input.name ?? null;
@@ -83,10 +83,27 @@ export async function updateWebhook(deps: WebhookDeps, ctx: RequestContext, acco
   });
 }
 
+/** What `changes` says for a rotation: that the secret changed, never its value. */
+const ROTATED = '[FILTERED]';
+
+/**
+ * A new signing secret, in force at once: deliveries still waiting (retries included) are
+ * signed with it when they go out, since the sender reads the secret at send time.
+ */
+export async function rotateWebhookSecret(deps: WebhookDeps, ctx: RequestContext, accountId: number, id: number): Promise<WebhookJson> {
+  return withTransaction(deps.pool, async (tx) => {
+    const row = await repo.replaceSecret(tx, accountId, id, newSecret());
+    if (!row) throw new NotFoundError('Webhook', 'webhook_id');
+    await writeEvent(tx, ctx, { type: 'webhook.updated', accountId, data: eventData(row), changes: { secret: [ROTATED, ROTATED] } });
+    const name = row.inbox_id === null ? null : ((await inboxNames(tx, accountId, [row.inbox_id])).get(row.inbox_id) ?? null);
+    return webhookJson(row, name);
+  });
+}
+
 export async function deleteWebhook(deps: WebhookDeps, ctx: RequestContext, accountId: number, id: number): Promise<void> {
   await withTransaction(deps.pool, async (tx) => {
     const row = await repo.deleteWebhook(tx, accountId, id);
-    if (!row) throw new NotFoundError('Webhook', 'id');
+    if (!row) throw new NotFoundError('Webhook', 'webhook_id');
     await writeEvent(tx, ctx, { type: 'webhook.deleted', accountId, data: eventData(row) });
   });
 }
