@@ -72,6 +72,10 @@ describe('GET /api/v1/accounts/{id}/conversations through the gateway', () => {
     expectErrorBody(forbidden.body, 'forbidden');
     const meta = await call('GET', `${A()}/conversations/meta`, { token: acc.agent.token });
     expect(meta.body).toEqual({ meta: { mine_count: 1, assigned_count: 1, unassigned_count: 1, all_count: 2 } });
+    // Chatwoot's dashboard sends the list's assignee_type to meta too; the counts do not depend on it.
+    const withAssignee = await call('GET', `${A()}/conversations/meta?assignee_type=me&inbox_id=${mine.id}`, { token: acc.agent.token });
+    expect(withAssignee.status).toBe(200);
+    expect(withAssignee.body).toEqual(meta.body);
   });
 
   it('when parameters are unknown or malformed, then 400 with the Error body; a bot token is refused', async () => {

@@ -24,8 +24,11 @@ export const listConversationsQuery = z.strictObject({
 });
 export type ListConversationsQuery = z.infer<typeof listConversationsQuery>;
 
-/** `GET /conversations/meta`: the list's filters that shape the counts. */
-export const conversationsMetaQuery = listConversationsQuery.omit({ page: true, sort_by: true, assignee_type: true, updated_within: true });
+/**
+ * `GET /conversations/meta`: the list's parameters (Chatwoot's dashboard sends `assignee_type`
+ * here too); `assignee_type`, `page` and `sort_by` do not change the counts.
+ */
+export const conversationsMetaQuery = listConversationsQuery.omit({ updated_within: true });
 
 /** SPEC op 4. The initial message is Chatwoot's `message` object. */
 export const createConversationBody = z.object({
