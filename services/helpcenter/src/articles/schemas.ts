@@ -201,25 +201,17 @@ export const articleListResponse = z.object({
 /** An author as anonymous readers see it: a name and a picture, no email or role. */
 export const publicAuthorResponse = z.object({ name: z.string().nullable(), available_name: z.string().nullable(), thumbnail: z.string() });
 
-/** A published article as anonymous readers see it. */
-export const publicArticleResponse = z
-  .object({
-    id: z.number().int(),
-    title: z.string(),
-    slug: z.string(),
-    content: z.string(),
-    description: z.string().nullable(),
+/**
+ * A published article as anonymous readers see it: the record's reader-facing fields, with
+ * the author reduced to a name and a picture and no account, author or internal ids.
+ */
+export const publicArticleResponse = articleResponse
+  .pick({ id: true, title: true, slug: true, content: true, description: true, position: true, views: true, locale: true, meta: true, portal_id: true, category: true, updated_at: true })
+  .extend({
     status: z.literal('published'),
-    position: z.number().int().nullable(),
-    views: count,
-    locale: z.string(),
-    meta: articleMetaResponse,
-    portal_id: z.number().int(),
     category_id: z.number().int().nullable(),
-    category: categorySummaryResponse,
     author: publicAuthorResponse.nullable(),
-    associated_articles: z.array(z.object({ id: z.number().int(), title: z.string(), slug: z.string(), locale: z.string() })),
-    updated_at: z.number().int().describe('Unix seconds'),
+    associated_articles: z.array(associatedArticleResponse.pick({ id: true, title: true, slug: true, locale: true })),
   })
   .meta({ id: 'PublicArticle' });
 export type PublicArticleJson = z.infer<typeof publicArticleResponse>;

@@ -44,19 +44,8 @@ export const categoryListResponse = z.object({
   meta: z.object({ current_page: z.number().int(), categories_count: count }),
 });
 
-/** A category as anonymous readers see it: `meta.articles_count` counts published articles. */
-export const publicCategoryResponse = z
-  .object({
-    id: z.number().int(),
-    portal_id: z.number().int(),
-    name: z.string(),
-    slug: z.string(),
-    locale: z.string(),
-    description: z.string().nullable(),
-    position: z.number().int().nullable(),
-    meta: z.object({ articles_count: count }),
-  })
-  .meta({ id: 'PublicCategory' });
+/** A category as anonymous readers see it (no account or timestamps): `meta.articles_count` counts published articles. */
+export const publicCategoryResponse = categoryResponse.omit({ account_id: true, created_at: true, updated_at: true }).meta({ id: 'PublicCategory' });
 export type PublicCategoryJson = z.infer<typeof publicCategoryResponse>;
 
 export const publicCategoryListResponse = z.object({
