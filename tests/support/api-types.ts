@@ -2291,7 +2291,8 @@ export interface components {
                 title?: string | null;
             };
             portal_id: number;
-            position: number | null;
+            /** @description Position in its category (appended when not given) */
+            position: number;
             slug: string;
             /** @constant */
             status: "published";
