@@ -107,6 +107,17 @@ describe('conversations (service level)', () => {
       expect(await h.events(acc.accountId, 'conversation.created')).toHaveLength(1);
     });
 
+    it('when several requests open the single conversation of a locked inbox at once, then one is created and all answer it', async () => {
+      await h.call('PATCH', `${base()}/inboxes/${inbox.id}`, { as: acc.admin, body: { lock_to_single_conversation: true } });
+      const contact = h.stub.addContact(acc.accountId);
+      const answers = await Promise.all(
+        Array.from({ length: 6 }, () => h.call('POST', `${base()}/conversations`, { as: acc.admin, body: { inbox_id: inbox.id, contact_id: contact.id } })),
+      );
+      expect(answers.map((r) => r.status)).toEqual(Array(6).fill(200));
+      expect(new Set(answers.map((r) => r.body.id)).size).toBe(1);
+      expect(await h.events(acc.accountId, 'conversation.created')).toHaveLength(1);
+    });
+
     it('when the contact is blocked, then the new conversation starts resolved and muted', async () => {
       const contact = h.stub.addContact(acc.accountId, { blocked: true });
       const res = await h.call('POST', `${base()}/conversations`, { as: acc.admin, body: { inbox_id: inbox.id, contact_id: contact.id } });

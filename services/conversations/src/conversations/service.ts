@@ -182,6 +182,8 @@ export async function openConversation(pool: Pool, cause: Cause, inbox: InboxRow
   const accountId = inbox.account_id;
   return withTransaction(pool, async (tx) => {
     if (inbox.lock_to_single_conversation) {
+      // Serialise openers of this contact inbox, so concurrent requests cannot each create "the single" conversation.
+      await tx.query(`SELECT pg_advisory_xact_lock(hashtext('conversations:single_conversation'), $1)`, [ci.id]);
       const { rows } = await tx.query<ConversationRow>('SELECT * FROM conversations WHERE account_id = $1 AND contact_inbox_id = $2 ORDER BY id DESC LIMIT 1', [accountId, ci.id]);
       if (rows[0]) return rows[0];
     }
