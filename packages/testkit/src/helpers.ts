@@ -55,3 +55,34 @@ export async function waitFor<T>(fn: () => Promise<T> | T, { timeoutMs = 15_000,
     await new Promise((r) => setTimeout(r, intervalMs));
   }
 }
+
+export interface JsonResponse<T = any> {
+  status: number;
+  /** The parsed JSON body; undefined when the body is empty or not JSON (see `text`). */
+  body: T;
+  text: string;
+  headers: Headers;
+}
+
+/**
+ * One HTTP call the way the tests make them: a body that is not a string is sent as JSON (a
+ * string is sent as is, for malformed-JSON tests), and the answer is read once, parsed when
+ * it is JSON.
+ */
+export async function fetchJson<T = any>(url: string, method: string, headers: Record<string, string> = {}, body?: unknown): Promise<JsonResponse<T>> {
+  const h: Record<string, string> = { accept: 'application/json', ...headers };
+  let payload: string | undefined;
+  if (body !== undefined) {
+    h['content-type'] ??= 'application/json';
+    payload = typeof body === 'string' ? body : JSON.stringify(body);
+  }
+  const res = await fetch(url, { method, headers: h, body: payload });
+  const text = await res.text();
+  let parsed: unknown;
+  try {
+    parsed = text ? JSON.parse(text) : undefined;
+  } catch {
+    parsed = undefined;
+  }
+  return { status: res.status, body: parsed as T, text, headers: res.headers };
+}

@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { Client } from 'pg';
 import type { z } from 'zod';
 import { verifyContext, type RunningService } from '@parley/shared';
-import { asCaller, createTestEnv, startTestService, TEST_SECRET, type CtxInput, type TestEnv } from '@parley/testkit';
+import { asCaller, createTestEnv, fetchJson, startTestService, TEST_SECRET, type CtxInput, type JsonResponse, type TestEnv } from '@parley/testkit';
 import { helpcenterConfigSchema, helpcenterService, type HelpcenterConfig } from '../src';
 
 /**
@@ -105,29 +105,7 @@ export function useHelpcenter(overrides: Record<string, unknown> = {}): Harness 
   return h;
 }
 
-export interface ApiResult {
-  status: number;
-  body: any;
-  text: string;
-}
-
-async function request(url: string, method: string, headers: Record<string, string>, body: unknown): Promise<ApiResult> {
-  const h: Record<string, string> = { ...headers, accept: 'application/json' };
-  let payload: string | undefined;
-  if (body !== undefined) {
-    h['content-type'] = 'application/json';
-    payload = typeof body === 'string' ? body : JSON.stringify(body);
-  }
-  const res = await fetch(url, { method, headers: h, body: payload });
-  const text = await res.text();
-  let parsed: unknown;
-  try {
-    parsed = text ? JSON.parse(text) : undefined;
-  } catch {
-    parsed = undefined;
-  }
-  return { status: res.status, body: parsed, text };
-}
+export type ApiResult = JsonResponse;
 
 export type Api = (method: string, path: string, body?: unknown, caller?: CtxInput) => Promise<ApiResult>;
 
@@ -137,12 +115,12 @@ export type Api = (method: string, path: string, body?: unknown, caller?: CtxInp
  */
 export function apiFor(svc: { url: string }, accountId: number, userId: number): Api {
   return (method, path, body, caller = {}) =>
-    request(`${svc.url}/api/v1/accounts/${accountId}${path}`, method, asCaller({ accountId, role: 'administrator', actor: { type: 'user', id: userId, name: 'Ada', email: 'ada@example.com' }, ...caller }), body);
+    fetchJson(`${svc.url}/api/v1/accounts/${accountId}${path}`, method, asCaller({ accountId, role: 'administrator', actor: { type: 'user', id: userId, name: 'Ada', email: 'ada@example.com' }, ...caller }), body);
 }
 
 /** Anonymous reads of `/public/api/v1/portals{path}`, as the gateway forwards them. */
 export function publicFor(svc: { url: string }): (path: string) => Promise<ApiResult> {
-  return (path) => request(`${svc.url}/public/api/v1/portals${path}`, 'GET', asCaller({ accountId: null, role: null, actor: { type: 'anonymous', id: null } }), undefined);
+  return (path) => fetchJson(`${svc.url}/public/api/v1/portals${path}`, 'GET', asCaller({ accountId: null, role: null, actor: { type: 'anonymous', id: null } }), undefined);
 }
 
 /** SPEC's Error body with this status, naming `field` when given. */
