@@ -328,6 +328,29 @@ describe('webhook delivery', () => {
     expect(log.body.payload).toHaveLength(2);
   });
 
+  it('when an API inbox is deleted, then what still waits for its webhook_url is dropped (it would go out unsigned)', async () => {
+    const { accountId, conv } = setup();
+    const rx = await receiver();
+    let release: () => void = () => undefined;
+    const released = new Promise<void>((r) => (release = r));
+    rx.respond = async () => {
+      await released;
+      return { status: 503 };
+    };
+    const inbox = apiInbox(accountId, 8, { webhook_url: rx.url });
+    await bus.publish(envelope('inbox.created', accountId, inbox, { actor: userActor }));
+    await waitFor(async () => (await svc.deps.pool.query('SELECT 1 FROM inboxes WHERE account_id = $1 AND id = 8 AND webhook_url IS NOT NULL', [accountId])).rowCount === 1, { what: 'inbox projection' });
+    await bus.publish(envelope('message.created', accountId, message({ ...conv, inbox_id: 8 }, { content: 'to a doomed inbox' })));
+    await waitFor(() => rx.received.length === 1, { what: 'attempt in flight' });
+
+    await bus.publish(envelope('inbox.deleted', accountId, inbox, { actor: userActor }));
+    const pending = () => svc.deps.pool.query(`SELECT 1 FROM webhook_deliveries WHERE account_id = $1 AND kind = 'inbox' AND inbox_id = 8`, [accountId]);
+    await waitFor(async () => (await pending()).rowCount === 0, { what: 'pending delivery dropped' });
+    release();
+    await waitFor(() => rx.active === 0, { what: 'attempt answered' });
+    expect((await apiFor(svc, accountId)('GET', '/webhooks/deliveries?inbox_id=8')).body.payload).toEqual([]);
+  });
+
   it('when subscriptions leave an event out, then that receiver does not get it', async () => {
     const { accountId, conv, api } = setup();
     const onlyCreated = await receiver();

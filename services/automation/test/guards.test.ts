@@ -40,6 +40,12 @@ describe('webhook guards and schedule', () => {
     ['http://[fd00::1]/', 'private'],
     ['http://metadata.google.internal/', 'private'],
     ['http://0x7f000001/', 'private'],
+    ['http://localhost./', 'private'],
+    ['http://[::127.0.0.1]/', 'private'],
+    ['http://[::ffff:0:7f00:1]/', 'private'],
+    ['http://[::ffff:127.0.0.1]/', 'private'],
+    ['http://[::ffff:203.0.113.5]/', null],
+    ['http://[2606:4700::1111]/', null],
     ['javascript:alert(1)', 'invalid'],
     ['//example.com', 'invalid'],
   ])('%s is %s', (url, expected) => {

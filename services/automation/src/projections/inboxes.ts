@@ -29,6 +29,8 @@ function secretOf(r: InboxRecord): string | null {
 export async function applyInboxEvent(db: Executor, type: string, accountId: number, data: InboxRecord, occurredAt: string): Promise<void> {
   if (type === 'inbox.deleted') {
     await db.query('DELETE FROM inboxes WHERE account_id = $1 AND id = $2', [accountId, data.id]);
+    // Its secret is gone with it: what still waits for its webhook_url would go out unsigned.
+    await db.query(`DELETE FROM webhook_deliveries WHERE account_id = $1 AND kind = 'inbox' AND inbox_id = $2 AND status = 'pending'`, [accountId, data.id]);
     return;
   }
   await upsertInbox(db, accountId, data, occurredAt);

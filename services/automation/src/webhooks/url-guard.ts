@@ -24,6 +24,10 @@ for (const [net4, prefix] of [
 for (const [net6, prefix] of [
   ['::', 128],
   ['::1', 128],
+  // IPv4-compatible (::a.b.c.d) and IPv4-translated (::ffff:0:a.b.c.d) forms of any IPv4 address.
+  ['::', 96],
+  ['::ffff:0:0:0', 96],
+  ['100::', 64],
   ['fc00::', 7],
   ['fe80::', 10],
   ['ff00::', 8],
@@ -59,7 +63,8 @@ export function checkTargetUrl(raw: string, allowPrivate: boolean): UrlProblem |
     return 'invalid';
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') return 'invalid';
-  const host = url.hostname.replace(/^\[|\]$/g, '').toLowerCase();
+  // `localhost.` is `localhost`: a trailing dot only makes a name fully qualified.
+  const host = url.hostname.replace(/^\[|\]$/g, '').replace(/\.$/, '').toLowerCase();
   if (!host) return 'invalid';
   if (allowPrivate) return null;
   if (host === 'localhost' || host.endsWith('.localhost') || host.endsWith('.internal')) return 'private';
