@@ -105,6 +105,17 @@ describe('public client API (service level)', () => {
     const msgs = (await h.call('GET', `/api/v1/accounts/${acc.accountId}/conversations/${conv}/messages`, { as: acc.admin })).body.payload;
     expect(msgs.find((m: any) => m.id === reply.body.id).status).toBe('read');
     expect(await h.events(acc.accountId, 'conversation.read')).toHaveLength(1);
+    // Each message the contact has now read is announced (webhooks send message_updated), once.
+    const note = await h.call('POST', `/api/v1/accounts/${acc.accountId}/conversations/${conv}/messages`, { as: acc.admin, body: { content: 'internal', private: true } });
+    const second = await h.call('POST', `/api/v1/accounts/${acc.accountId}/conversations/${conv}/messages`, { as: acc.admin, body: { content: 'Anything else?' } });
+    await pub('POST', `${v.path}/${conv}/update_last_seen`);
+    const updates = await h.events(acc.accountId, 'message.updated');
+    expect(updates.map((e) => [e.data.id, e.changes])).toEqual([
+      [reply.body.id, { status: ['sent', 'read'] }],
+      [second.body.id, { status: ['sent', 'read'] }],
+    ]);
+    expect(updates[0]).toMatchObject({ actor: { type: 'contact', id: v.contact.id }, data: { status: 'read', conversation: { id: conv } } });
+    expect(updates.some((e) => e.data.id === note.body.id)).toBe(false);
   });
 
   it('when a form message is answered, then submitted_values are stored; bad bodies are 422', async () => {

@@ -159,3 +159,20 @@ export async function lastIncomingAt(db: Executor, conversationId: string): Prom
   const { rows } = await db.query<{ created_at: Date }>('SELECT created_at FROM messages WHERE conversation_id = $1 AND message_type = 0 ORDER BY id DESC LIMIT 1', [conversationId]);
   return rows[0]?.created_at ?? null;
 }
+
+/**
+ * Marks what the contact has now seen read: the outgoing and template messages (not notes) still
+ * `sent` or `delivered`. Answers each changed message with the status it had.
+ */
+export async function markSentMessagesRead(tx: Executor, accountId: number, conversationId: string): Promise<Array<MessageRow & { previous_status: string }>> {
+  const { rows } = await tx.query<MessageRow & { previous_status: string }>(
+    `WITH before AS (
+       SELECT id, status FROM messages
+        WHERE account_id = $1 AND conversation_id = $2 AND message_type IN (1, 3) AND private = false AND status IN ('sent', 'delivered')
+        ORDER BY id FOR UPDATE)
+     UPDATE messages m SET status = 'read', updated_at = now() FROM before WHERE m.id = before.id
+     RETURNING m.*, before.status AS previous_status`,
+    [accountId, conversationId],
+  );
+  return rows.sort((a, b) => Number(a.id) - Number(b.id));
+}

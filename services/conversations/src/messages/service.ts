@@ -5,7 +5,7 @@ import { messageSnapshot } from '../common/snapshots';
 import { changeConversation, emit, type Cause } from '../conversations/changes';
 import type { ConversationPatch } from '../conversations/repository';
 import { imageSize } from './image-size';
-import { insertAttachmentBlob, insertMessage, updateMessageRow } from './repository';
+import { insertAttachmentBlob, insertMessage, markSentMessagesRead, updateMessageRow } from './repository';
 
 /** A file of a multipart body. */
 export interface UploadedFile {
@@ -127,4 +127,14 @@ export async function softDeleteMessage(tx: Executor, cause: Cause, conv: Conver
     deleted: true,
     attachments: [],
   });
+}
+
+/**
+ * The contact has read the conversation (Chatwoot's UpdateMessageStatusJob): what was sent to it
+ * becomes `read`, each with its message.updated, as Chatwoot updates them one by one.
+ */
+export async function markReadByContact(tx: Executor, cause: Cause, conv: ConversationRow): Promise<void> {
+  for (const m of await markSentMessagesRead(tx, conv.account_id, conv.id)) {
+    await emit(tx, cause, 'message.updated', conv.account_id, messageSnapshot(m, conv), { status: [m.previous_status, m.status] });
+  }
 }

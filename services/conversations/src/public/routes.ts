@@ -1,6 +1,7 @@
 import { Router, type Request } from 'express';
 import { NotFoundError, ValidationError, idParam, parseBody, parseQuery, withTransaction } from '@parley/shared';
 import type { AppDeps } from '../deps';
+import type { ConversationRow } from '../common/rows';
 import { conversationSnapshot } from '../common/snapshots';
 import { changeConversation, emit, type Cause } from '../conversations/changes';
 import { openConversation } from '../conversations/service';
@@ -8,7 +9,7 @@ import { publicInboxData } from '../inboxes/present';
 import { findAttachmentBlob, findMessage, listMessages } from '../messages/repository';
 import { sendBlob } from '../messages/routes';
 import { publicCreateMessageBody, publicListMessagesQuery, publicUpdateMessageBody } from '../messages/schemas';
-import { assertHasContent, createMessage, updateMessage } from '../messages/service';
+import { assertHasContent, createMessage, markReadByContact, updateMessage } from '../messages/service';
 import { multipartBody, uploadedFiles } from '../messages/uploads';
 import { presentPublicConversations, presentPublicMessages } from './present';
 import { publicCreateConversationBody, toggleTypingBody } from './schemas';
@@ -92,10 +93,10 @@ export function publicRouter(deps: AppDeps): Router {
     const scope = await scopeOf(req);
     await withTransaction(pool, async (tx) => {
       const c = await scopedConversation(tx, scope, convId(req), { forUpdate: true });
-      const { rows } = await tx.query('UPDATE conversations SET contact_last_seen_at = now() WHERE id = $1 RETURNING *', [c.id]);
-      // The contact has read everything sent so far (Chatwoot's UpdateMessageStatusJob).
-      await tx.query(`UPDATE messages SET status = 'read', updated_at = now() WHERE conversation_id = $1 AND message_type = 1 AND private = false AND status IN ('sent', 'delivered')`, [c.id]);
-      await emit(tx, { ctx: scope.ctx }, 'conversation.read', c.account_id, conversationSnapshot(rows[0]));
+      const { rows } = await tx.query<ConversationRow>('UPDATE conversations SET contact_last_seen_at = now() WHERE id = $1 RETURNING *', [c.id]);
+      const seen = rows[0] as ConversationRow;
+      await emit(tx, { ctx: scope.ctx }, 'conversation.read', c.account_id, conversationSnapshot(seen));
+      await markReadByContact(tx, { ctx: scope.ctx }, seen);
     });
     res.json({});
   });
