@@ -1,13 +1,7 @@
 import { waitFor } from '@parley/testkit';
 import { envelope, agentData } from './bus';
+import { createInbox as createInboxFor, expectError } from './fixtures';
 import { startHarness, type Harness, type TestAccount } from './harness';
-
-function expectError(res: { status: number; body: any }, status: number, code?: string): void {
-  expect(res.status).toBe(status);
-  expect(typeof res.body?.description).toBe('string');
-  expect(Array.isArray(res.body?.errors)).toBe(true);
-  if (code) expect(res.body.errors.map((e: any) => e.code)).toContain(code);
-}
 
 describe('inboxes and inbox members (service level)', () => {
   let h: Harness;
@@ -22,11 +16,7 @@ describe('inboxes and inbox members (service level)', () => {
     acc = await h.account();
   });
 
-  async function createInbox(body: Record<string, unknown> = {}) {
-    const res = await h.call('POST', `${base()}/inboxes`, { as: acc.admin, body: { name: 'Support', channel: { type: 'api', webhook_url: 'https://hooks.example.com/in' }, ...body } });
-    expect(res.status).toBe(200);
-    return res.body;
-  }
+  const createInbox = (body: Record<string, unknown> = {}) => createInboxFor(h, acc, { channel: { type: 'api', webhook_url: 'https://hooks.example.com/in' }, ...body });
 
   it('when an administrator creates an API inbox, then it has an identifier, an HMAC token and an inbox.created event', async () => {
     const inbox = await createInbox({ channel: { type: 'api', webhook_url: 'https://hooks.example.com/in', hmac_mandatory: true } });
