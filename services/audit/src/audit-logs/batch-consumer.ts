@@ -2,6 +2,7 @@ import {
   assertTopology,
   parseEnvelope,
   PoisonMessageError,
+  withTransaction,
   type AmqpConnection,
   type Logger,
   type Pool,
@@ -168,19 +169,8 @@ export class BatchIngest implements Worker {
     }
   }
 
-  private async transaction(items: IngestItem[]): Promise<number> {
-    const client = await this.opts.pool.connect();
-    try {
-      await client.query('BEGIN');
-      const written = await this.write(client, items);
-      await client.query('COMMIT');
-      return written;
-    } catch (err) {
-      await client.query('ROLLBACK').catch(() => undefined);
-      throw err;
-    } finally {
-      client.release();
-    }
+  private transaction(items: IngestItem[]): Promise<number> {
+    return withTransaction(this.opts.pool, (tx) => this.write(tx, items));
   }
 
   /** Retries a message that failed on its own (re-queued with its attempt count after a backoff), then dead-letters it. */
