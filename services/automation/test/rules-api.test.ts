@@ -66,6 +66,10 @@ describe('automation rules API (service level)', () => {
     expect(put.body.payload.conditions).toEqual([]);
     const [ev] = await outbox('automation_rule.updated', rule.id);
     expect(ev.changes).toEqual({ name: [refundRule.name, 'Renamed'], active: [true, false] });
+    // An update that changes nothing answers the rule and writes no event.
+    const same = await api('PATCH', `/automation_rules/${rule.id}`, { name: 'Renamed', conditions: [] });
+    expect(same.body.payload).toEqual(put.body.payload);
+    expect(await outbox('automation_rule.updated', rule.id)).toHaveLength(2);
   });
 
   it('when a rule is cloned, then a copy with a new id exists; when deleted, then it answers {} and is gone', async () => {

@@ -69,10 +69,14 @@ export async function updateRule(pool: Pool, ctx: RequestContext, accountId: num
     if (input.conditions !== undefined) next.conditions = input.conditions;
     if (input.actions !== undefined) next.actions = input.actions;
     if (input.active !== undefined) next.active = input.active;
+    const changes = diff(ruleJson(before) as unknown as Record<string, unknown>, ruleJson({ ...before, ...next }) as unknown as Record<string, unknown>, [
+      'name', 'description', 'event_name', 'conditions', 'actions', 'active',
+    ]);
+    // Nothing changed: nothing to write, no cache to refresh, no event (as webhooks).
+    if (Object.keys(changes).length === 0) return ruleJson(before);
     const row = (await repo.updateRule(tx, accountId, id, next)) as repo.RuleRow;
     await repo.bumpRuleVersion(tx, accountId);
     const json = ruleJson(row);
-    const changes = diff(ruleJson(before) as unknown as Record<string, unknown>, json as unknown as Record<string, unknown>, ['name', 'description', 'event_name', 'conditions', 'actions', 'active']);
     await writeEvent(tx, ctx, { type: 'automation_rule.updated', accountId, data: { ...json }, changes });
     return json;
   });
