@@ -233,6 +233,30 @@ describe('identity through the gateway: platform API, profile, agents, teams, bo
       expect((await call('POST', `/api/v1/accounts/${acc.accountId}/teams`, { token: agent.token, body: { name: `t-${agent.userId}` } })).status).toBe(200);
     });
 
+    it("when an administrator renames an agent, then user.updated announces it (the name shows in all of the user's accounts)", async () => {
+      const agent = await acc.addUser('agent');
+      await call('POST', `/platform/api/v1/accounts/${other.accountId}/account_users`, { ...platform, body: { user_id: agent.userId, role: 'agent' } });
+      const res = await call('PATCH', `/api/v1/accounts/${acc.accountId}/agents/${agent.userId}`, { token: acc.admin.token, body: { name: 'Renamed Agent' } });
+      expect(res.status).toBe(200);
+      const ev = await tap.next('user.updated', (e) => e.data['id'] === agent.userId);
+      expect(ev.changes).toMatchObject({ name: [agent.name, 'Renamed Agent'] });
+      const elsewhere = await call('GET', `/api/v1/accounts/${other.accountId}/agents`, { token: other.admin.token });
+      expect(elsewhere.body.find((a: { id: number }) => a.id === agent.userId).name).toBe('Renamed Agent');
+    });
+
+    it('when an agent is renamed and removed at once, then both finish (no deadlock) and the agent is gone', async () => {
+      for (let i = 0; i < 3; i++) {
+        const agent = await acc.addUser('agent');
+        const [rename, remove] = await Promise.all([
+          call('PATCH', `/api/v1/accounts/${acc.accountId}/agents/${agent.userId}`, { token: acc.admin.token, body: { name: `Busy ${i}` } }),
+          call('DELETE', `/api/v1/accounts/${acc.accountId}/agents/${agent.userId}`, { token: acc.admin.token }),
+        ]);
+        expect([200, 404]).toContain(rename.status);
+        expect(remove.status).toBe(200);
+        expect((await call('GET', '/api/v1/profile', { token: agent.token })).status).toBe(401);
+      }
+    });
+
     it('when agent bodies are bad, then 422 naming the field', async () => {
       const res = await call('POST', `/api/v1/accounts/${acc.accountId}/agents`, { token: acc.admin.token, body: { name: 'X', email: email(), role: 'owner' } });
       expect(res.status).toBe(422);

@@ -6,7 +6,8 @@ import {
 } from './agents-repository';
 import { deleteUserTeamMemberships } from './teams-repository';
 import { deleteTokens, insertToken } from './tokens-repository';
-import { deleteUser, findUser, findUserByEmail, insertUserIfNew, updateUser } from './users-repository';
+import { deleteUser, findUser, findUserByEmail, insertUserIfNew } from './users-repository';
+import { patchUser } from './user-changes';
 import { hashPassword, randomPassword } from './passwords';
 import { agentView, teamMemberEventData, userEventData } from './views';
 
@@ -90,7 +91,11 @@ export async function changeMembership(
 ): Promise<MembershipRow> {
   const before = await findAgent(tx, accountId, userId);
   if (!before) throw new NotFoundError('Agent', 'id');
-  if (patch.name !== undefined) await updateUser(tx, userId, { name: patch.name });
+  if (patch.name !== undefined) {
+    // The name is the user's, shown in every account they belong to: say so (user.updated).
+    const user = await findUser(tx, userId, { lock: true });
+    if (user) await patchUser(tx, ctx, user, { name: patch.name });
+  }
   const membership = await updateMembership(tx, accountId, userId, { role: patch.role, availability: patch.availability, auto_offline: patch.auto_offline });
   const after = await loadAgent(tx, accountId, userId);
   const changes = diff(agentView(before), agentView(after));
@@ -106,7 +111,8 @@ export async function updateAgent(
   patch: { name?: string | undefined; role?: Role | undefined; availability?: Availability | undefined; auto_offline?: boolean | undefined },
 ): Promise<AgentRow> {
   const agent = await withTransaction(deps.pool, async (tx) => {
-    if (!(await findMembership(tx, accountId, userId, { lock: true }))) throw new NotFoundError('Agent', 'id');
+    // Lock order everywhere: the user, then the membership (removeAgent does the same).
+    if (!(await findUser(tx, userId, { lock: true })) || !(await findMembership(tx, accountId, userId, { lock: true }))) throw new NotFoundError('Agent', 'id');
     await changeMembership(tx, ctx, accountId, userId, patch);
     return loadAgent(tx, accountId, userId);
   });

@@ -1,9 +1,10 @@
-import { diff, NotFoundError, ValidationError, withTransaction, writeEvent, type Executor, type ImageUpload, type RequestContext } from '@parley/shared';
+import { NotFoundError, ValidationError, withTransaction, writeEvent, type Executor, type ImageUpload, type RequestContext } from '@parley/shared';
 import type { GatewayDeps } from '../deps';
-import { deleteUser, findUser, insertUserIfNew, updateUser, type UserFields, type UserRow } from './users-repository';
+import { deleteUser, findUser, insertUserIfNew, type UserRow } from './users-repository';
 import { findMembership, listMembershipsOfUser, updateMembership, type Availability } from './agents-repository';
 import { deleteTokens, findToken, insertToken, rotateToken } from './tokens-repository';
 import { hashPassword, verifyPassword } from './passwords';
+import { patchUser, type UserPatch } from './user-changes';
 import { changeMembership, removeMembership } from './agents-service';
 import { activeMembership, userEventData, userRecord } from './views';
 import { deleteUserAvatar, upsertUserAvatar, userAvatarUrl } from './avatars-repository';
@@ -47,35 +48,6 @@ export async function createUser(
     await writeEvent(tx, ctx, { type: 'user.created', accountId: null, data: userEventData(user) });
     return { user, created: true };
   });
-}
-
-export interface UserPatch {
-  name?: string | undefined;
-  display_name?: string | null | undefined;
-  email?: string | undefined;
-  message_signature?: string | null | undefined;
-  avatar_url?: string | null | undefined;
-  ui_settings?: Record<string, unknown> | undefined;
-  custom_attributes?: Record<string, unknown> | undefined;
-  password?: string | undefined;
-}
-
-/** Applies a patch (custom_attributes merged) and publishes `user.updated` with its changes. */
-async function patchUser(tx: Executor, ctx: RequestContext, before: UserRow, patch: UserPatch): Promise<UserRow> {
-  const fields: Partial<UserFields> = {
-    name: patch.name,
-    display_name: patch.display_name,
-    email: patch.email,
-    message_signature: patch.message_signature,
-    avatar_url: patch.avatar_url,
-    ui_settings: patch.ui_settings,
-    custom_attributes: patch.custom_attributes ? { ...before.custom_attributes, ...patch.custom_attributes } : undefined,
-    password_hash: patch.password ? await hashPassword(patch.password) : undefined,
-  };
-  const after = await updateUser(tx, before.id, fields);
-  const changes = diff(userEventData(before), userEventData(after));
-  if (Object.keys(changes).length > 0) await writeEvent(tx, ctx, { type: 'user.updated', accountId: null, data: userEventData(after), changes });
-  return after;
 }
 
 export async function changeUser(deps: GatewayDeps, ctx: RequestContext, id: number, patch: UserPatch): Promise<UserRow> {

@@ -1,0 +1,34 @@
+import { diff, writeEvent, type Executor, type RequestContext } from '@parley/shared';
+import { updateUser, type UserFields, type UserRow } from './users-repository';
+import { hashPassword } from './passwords';
+import { userEventData } from './views';
+
+export interface UserPatch {
+  name?: string | undefined;
+  display_name?: string | null | undefined;
+  email?: string | undefined;
+  message_signature?: string | null | undefined;
+  avatar_url?: string | null | undefined;
+  ui_settings?: Record<string, unknown> | undefined;
+  custom_attributes?: Record<string, unknown> | undefined;
+  password?: string | undefined;
+}
+
+/** Applies a patch (custom_attributes merged) and publishes `user.updated` with its changes. */
+export async function patchUser(tx: Executor, ctx: RequestContext, before: UserRow, patch: UserPatch): Promise<UserRow> {
+  const fields: Partial<UserFields> = {
+    name: patch.name,
+    display_name: patch.display_name,
+    email: patch.email,
+    message_signature: patch.message_signature,
+    avatar_url: patch.avatar_url,
+    ui_settings: patch.ui_settings,
+    custom_attributes: patch.custom_attributes ? { ...before.custom_attributes, ...patch.custom_attributes } : undefined,
+    password_hash: patch.password ? await hashPassword(patch.password) : undefined,
+  };
+  const after = await updateUser(tx, before.id, fields);
+  const changes = diff(userEventData(before), userEventData(after));
+  if (Object.keys(changes).length > 0) await writeEvent(tx, ctx, { type: 'user.updated', accountId: null, data: userEventData(after), changes });
+  return after;
+}
+
