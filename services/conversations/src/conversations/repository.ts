@@ -1,21 +1,12 @@
 import type { Executor } from '@parley/shared';
 import type { ConversationRow } from '../common/rows';
 
-export interface NewConversation {
-  account_id: number;
-  inbox_id: number;
-  contact_id: number | null;
-  contact_inbox_id: number | null;
-  contact_inbox_source_id: string | null;
-  hmac_verified: boolean;
-  status: string;
-  priority: number | null;
-  assignee_id: number | null;
-  team_id: number | null;
-  snoozed_until: Date | null;
-  additional_attributes: Record<string, unknown>;
-  custom_attributes: Record<string, unknown>;
-}
+/** The columns a new conversation is inserted with (the rest take their defaults). */
+export type NewConversation = Pick<
+  ConversationRow,
+  | 'account_id' | 'inbox_id' | 'contact_id' | 'contact_inbox_id' | 'contact_inbox_source_id' | 'hmac_verified' | 'status' | 'priority' | 'assignee_id'
+  | 'team_id' | 'snoozed_until' | 'additional_attributes' | 'custom_attributes'
+>;
 
 /** Next display id of the account; the row lock lasts until the caller's transaction ends. */
 export async function nextDisplayId(tx: Executor, accountId: number): Promise<number> {
@@ -76,25 +67,7 @@ const UPDATABLE = {
   updated_at: 'ts',
 } as const;
 
-export type ConversationPatch = Partial<{
-  status: string;
-  priority: number | null;
-  assignee_id: number | null;
-  team_id: number | null;
-  snoozed_until: Date | null;
-  additional_attributes: Record<string, unknown>;
-  custom_attributes: Record<string, unknown>;
-  labels: string[];
-  muted: boolean;
-  last_activity_at: Date;
-  waiting_since: Date | null;
-  first_reply_created_at: Date | null;
-  agent_last_seen_at: Date | null;
-  assignee_last_seen_at: Date | null;
-  contact_last_seen_at: Date | null;
-  hmac_verified: boolean;
-  updated_at: Date;
-}>;
+export type ConversationPatch = Partial<Pick<ConversationRow, keyof typeof UPDATABLE>>;
 
 export async function updateConversationRow(tx: Executor, accountId: number, id: string, patch: ConversationPatch): Promise<ConversationRow> {
   const sets: string[] = [];

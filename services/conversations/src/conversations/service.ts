@@ -3,7 +3,7 @@ import type { Pool } from 'pg';
 import { assertConversationAccess, isAdmin, userIdOf, visibleInboxIds } from '../common/access';
 import { agentPartial } from '../common/agents';
 import type { Agent, Peers, ResolvedContactInbox, Team } from '../common/peers';
-import { priorityValue, type ConversationRow, type InboxRow } from '../common/rows';
+import { priorityValue, type ConversationRow, type ConversationStatus, type InboxRow } from '../common/rows';
 import { conversationSnapshot } from '../common/snapshots';
 import { findInbox } from '../inboxes/repository';
 import { lastIncomingAt } from '../messages/repository';
@@ -162,7 +162,7 @@ export async function createConversation(deps: ConversationDeps, ctx: RequestCon
 }
 
 export interface OpenConversationFields {
-  status: string;
+  status: ConversationStatus;
   snoozedUntil: Date | null;
   assigneeId: number | null;
   teamId: number | null;

@@ -1,23 +1,12 @@
 import type { Executor } from '@parley/shared';
-import type { AttachmentMeta, MessageRow, SenderType } from '../common/rows';
+import type { AttachmentMeta, MessageRow } from '../common/rows';
 
-export interface NewMessage {
-  account_id: number;
-  inbox_id: number;
-  conversation_id: string;
-  message_type: number;
-  content: string | null;
-  content_type: string;
-  content_attributes: Record<string, unknown>;
-  additional_attributes?: Record<string, unknown>;
-  external_source_ids?: Record<string, unknown>;
-  attachments?: AttachmentMeta[];
-  private: boolean;
-  status?: string;
-  source_id: string | null;
-  sender_type: SenderType | null;
-  sender_id: number | null;
-}
+/** The columns a new message is inserted with; the optional ones have defaults. */
+export type NewMessage = Pick<
+  MessageRow,
+  'account_id' | 'inbox_id' | 'conversation_id' | 'message_type' | 'content' | 'content_type' | 'content_attributes' | 'private' | 'source_id' | 'sender_type' | 'sender_id'
+> &
+  Partial<Pick<MessageRow, 'additional_attributes' | 'external_source_ids' | 'attachments' | 'status'>>;
 
 export async function insertMessage(tx: Executor, m: NewMessage): Promise<MessageRow> {
   const { rows } = await tx.query<MessageRow>(
