@@ -6,6 +6,7 @@ import { seedAccount, type SeededAccount } from '../support/factories';
 import { client, expectErrorBody } from '../support/http';
 import { apiInboxWithWebhook, createRule, publicConversation, runsOf } from '../support/automation';
 import { createBus, type TestBus } from '../../services/automation/test/bus';
+import { refundRule } from '../../services/automation/test/helpers';
 import { startReceiver, type Received, type Receiver } from '../../services/automation/test/receiver';
 
 /*
@@ -41,18 +42,6 @@ describe('automation flow (issue 5, done when)', () => {
     receivers.push(r);
     return r;
   }
-
-  const refundRule = {
-    name: 'Refunds to billing',
-    description: 'Label refund requests and raise their priority',
-    event_name: 'message_created',
-    active: true,
-    conditions: [{ attribute_key: 'content', filter_operator: 'contains', values: ['refund'], query_operator: null }],
-    actions: [
-      { action_name: 'add_label', action_params: ['billing'] },
-      { action_name: 'change_priority', action_params: ['high'] },
-    ],
-  };
 
   async function conversationOf(acc: SeededAccount, id: number): Promise<any> {
     const res = await call('GET', `/api/v1/accounts/${acc.accountId}/conversations/${id}`, { token: acc.admin.token });

@@ -75,6 +75,21 @@ describe('SPEC operations 2 and 15 through the gateway', () => {
     conditions: [{ attribute_key: 'content', filter_operator: 'contains', query_operator: 'OR', values: ['help'] }],
   };
 
+  /** Administrators only: an agent, a bot and a member of another account get 403, an unknown token 401, each with the Error body. */
+  async function expectRefused(method: string, path: string, body?: unknown): Promise<void> {
+    const bot = await acc.addBot();
+    for (const [token, status] of [
+      [acc.agent.token, 403],
+      [bot.token, 403],
+      [other.admin.token, 403],
+      ['not-a-token-at-all', 401],
+    ] as const) {
+      const res = await call(method, path, { token, body });
+      expect({ token, status: res.status }).toEqual({ token, status });
+      expectErrorBody(res.body);
+    }
+  }
+
   function ok(res: ApiResponse, what: string): any {
     if (res.status !== 200) throw new Error(`${what}: ${res.status} ${res.text}`);
     return res.body;
@@ -158,17 +173,7 @@ describe('SPEC operations 2 and 15 through the gateway', () => {
     });
 
     it('when the caller is an agent, a bot, a member of another account or has an unknown token, then 403, 403, 403 and 401 with the Error body', async () => {
-      const bot = await acc.addBot();
-      for (const [token, status] of [
-        [acc.agent.token, 403],
-        [bot.token, 403],
-        [other.admin.token, 403],
-        ['not-a-token-at-all', 401],
-      ] as const) {
-        const res = await call('POST', rules(), { token, body: sample });
-        expect({ token, status: res.status }).toEqual({ token, status });
-        expectErrorBody(res.body);
-      }
+      await expectRefused('POST', rules(), sample);
       const none = await call('POST', rules(), { body: sample });
       expect(none.status).toBe(401);
       expectErrorBody(none.body);
@@ -249,17 +254,7 @@ describe('SPEC operations 2 and 15 through the gateway', () => {
 
     it('when the caller is an agent, a bot, a member of another account or has an unknown token, then 403, 403, 403 and 401, and the webhook stays', async () => {
       const hook = await webhook();
-      const bot = await acc.addBot();
-      for (const [token, status] of [
-        [acc.agent.token, 403],
-        [bot.token, 403],
-        [other.admin.token, 403],
-        ['not-a-token-at-all', 401],
-      ] as const) {
-        const res = await call('DELETE', `${webhooks()}/${hook.id}`, { token });
-        expect({ token, status: res.status }).toEqual({ token, status });
-        expectErrorBody(res.body);
-      }
+      await expectRefused('DELETE', `${webhooks()}/${hook.id}`);
       expect(ok(await call('GET', `${webhooks()}/${hook.id}`, { token: acc.admin.token }), 'show').payload.webhook.id).toBe(hook.id);
     });
   });

@@ -1,5 +1,6 @@
-import { AppError, callService, systemContext, type Executor, type Logger } from '@parley/shared';
+import { AppError, type Executor, type Logger } from '@parley/shared';
 import type { AutomationConfig } from '../config';
+import { askOwner } from './owners';
 
 export interface InboxInfo {
   id: number;
@@ -66,13 +67,7 @@ export async function inboxFor(
   // A remembered miss (no channel type) is an unknown inbox.
   if (hit) return hit.channel_type === null && hit.name === null ? null : hit;
   try {
-    const rec = await callService<InboxRecord>(
-      config.CONVERSATIONS_URL,
-      `/internal/accounts/${accountId}/inboxes/${inboxId}`,
-      systemContext('automation', accountId, requestId),
-      config.INTERNAL_SECRET,
-      { timeoutMs: 3000 },
-    );
+    const rec = await askOwner<InboxRecord>(config, 'inbox', accountId, inboxId, requestId);
     await upsertInbox(db, accountId, { ...rec, id: inboxId }, new Date(0).toISOString());
     return { id: inboxId, name: rec.name ?? null, channel_type: rec.channel_type ?? null, webhook_url: rec.webhook_url || null, secret: secretOf(rec) };
   } catch (err) {

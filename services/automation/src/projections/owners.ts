@@ -84,8 +84,10 @@ export const OWNER_EVENTS = [
 ];
 
 /** Where each kind is read through to on a miss (docs/contracts.md internal APIs). */
-function owner(config: AutomationConfig, kind: RecordKind, accountId: number, id: number): [string, string] {
+function owner(config: AutomationConfig, kind: RecordKind | 'inbox', accountId: number, id: number): [string, string] {
   switch (kind) {
+    case 'inbox':
+      return [config.CONVERSATIONS_URL, `/internal/accounts/${accountId}/inboxes/${id}`];
     case 'contact':
       return [config.CONTACTS_URL, `/internal/accounts/${accountId}/contacts/${id}`];
     case 'agent':
@@ -97,18 +99,15 @@ function owner(config: AutomationConfig, kind: RecordKind, accountId: number, id
   }
 }
 
-/** A read-through for one kind of record of one account, signed as this service. */
+/** One record of an account from the service that owns it, asked as this service (404: AppError). */
+export function askOwner<T>(config: AutomationConfig, kind: RecordKind | 'inbox', accountId: number, id: number, requestId: string): Promise<T> {
+  const [base, path] = owner(config, kind, accountId, id);
+  return callService<T>(base, path, systemContext('automation', accountId, requestId), config.INTERNAL_SECRET, { timeoutMs: 3000 });
+}
+
+/** A read-through for one kind of record of one account. */
 export function readThrough<T>(config: AutomationConfig, log: Logger, kind: RecordKind, accountId: number, requestId: string, strict = false): ReadThrough<T> {
-  return {
-    kind,
-    accountId,
-    log,
-    strict,
-    fetch: (id) => {
-      const [base, path] = owner(config, kind, accountId, id);
-      return callService<T>(base, path, systemContext('automation', accountId, requestId), config.INTERNAL_SECRET, { timeoutMs: 3000 });
-    },
-  };
+  return { kind, accountId, log, strict, fetch: (id) => askOwner<T>(config, kind, accountId, id, requestId) };
 }
 
 /**
