@@ -95,6 +95,17 @@ describe('messages (service level)', () => {
     expectError(await h.call('DELETE', `${base()}/conversations/${conv.id}/messages/999999999`, { as: acc.admin }), 404, 'not_found');
   });
 
+  it('when an interactive message is deleted, then what it offered goes too: plain text, only `deleted` left in its attributes', async () => {
+    const conv = await createConversation(h, acc, inbox.id);
+    const m = (await send(conv.id, { content: 'Pick a plan', content_type: 'input_select', content_attributes: { items: [{ title: 'Gold', value: 'gold' }] } })).body;
+    const del = await h.call('DELETE', `${base()}/conversations/${conv.id}/messages/${m.id}`, { as: acc.admin });
+    expect(del.body).toMatchObject({ content: 'This message was deleted', content_type: 'text', content_attributes: { deleted: true } });
+    expect(del.body.content_attributes).toEqual({ deleted: true });
+    const [ev] = await h.events(acc.accountId, 'message.updated');
+    expect(ev.data).toMatchObject({ content_type: 'text', content_attributes: { deleted: true } });
+    expect(ev.changes.content_type).toEqual(['input_select', 'text']);
+  });
+
   it('when the body is wrong, then 422 naming the field', async () => {
     const conv = await createConversation(h, acc, inbox.id);
     expectError(await send(conv.id, {}), 422, 'blank', 'content');

@@ -34,11 +34,11 @@ export async function updateMessageRow(
   tx: Executor,
   accountId: number,
   id: string,
-  patch: Partial<{ content: string | null; content_attributes: Record<string, unknown>; status: string; deleted: boolean; attachments: AttachmentMeta[] }>,
+  patch: Partial<{ content: string | null; content_type: string; content_attributes: Record<string, unknown>; status: string; deleted: boolean; attachments: AttachmentMeta[] }>,
 ): Promise<MessageRow> {
   const sets: string[] = ['updated_at = now()'];
   const values: unknown[] = [accountId, id];
-  for (const key of ['content', 'content_attributes', 'status', 'deleted', 'attachments'] as const) {
+  for (const key of ['content', 'content_type', 'content_attributes', 'status', 'deleted', 'attachments'] as const) {
     if (!(key in patch)) continue;
     const v = patch[key];
     values.push(key === 'content_attributes' || key === 'attachments' ? JSON.stringify(v) : v);

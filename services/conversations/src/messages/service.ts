@@ -104,7 +104,7 @@ export async function createMessage(tx: Executor, cause: Cause, conv: Conversati
   return { message, conversation: after };
 }
 
-export type MessagePatch = Partial<{ content: string | null; content_attributes: Record<string, unknown>; status: string; deleted: boolean; attachments: AttachmentMeta[] }>;
+export type MessagePatch = Parameters<typeof updateMessageRow>[3];
 
 export async function updateMessage(tx: Executor, cause: Cause, conv: ConversationRow, message: MessageRow, patch: MessagePatch): Promise<MessageRow> {
   const updated = await updateMessageRow(tx, message.account_id, message.id, patch);
@@ -118,12 +118,16 @@ export async function updateMessage(tx: Executor, cause: Cause, conv: Conversati
   return updated;
 }
 
-/** Chatwoot's soft delete: the text is replaced, `content_attributes.deleted` is set and the files go. */
+/**
+ * Chatwoot's soft delete: the message becomes plain text saying so, its attributes only
+ * `deleted: true` (what an interactive message offered goes too), and the files go.
+ */
 export async function softDeleteMessage(tx: Executor, cause: Cause, conv: ConversationRow, message: MessageRow): Promise<MessageRow> {
   await tx.query('DELETE FROM attachment_blobs WHERE account_id = $1 AND message_id = $2', [message.account_id, message.id]);
   return updateMessage(tx, cause, conv, message, {
     content: 'This message was deleted',
-    content_attributes: { ...message.content_attributes, deleted: true },
+    content_type: 'text',
+    content_attributes: { deleted: true },
     deleted: true,
     attachments: [],
   });
