@@ -57,6 +57,29 @@ describe('public contact API (SPEC 5, service level)', () => {
     expect(own.body.source_id).toBe('client-chosen-1');
   });
 
+  it('when a client sends the same new source id twice at once (a retried request), then both answers are the one pair', async () => {
+    for (let i = 0; i < 3; i++) {
+      const a = randomAccountId();
+      const inbox = h.stub.add(makeInbox(a));
+      const sourceId = uniq('retry');
+      const [x, y] = await Promise.all([post(inbox, { source_id: sourceId, name: 'Twice' }), post(inbox, { source_id: sourceId, name: 'Twice' })]);
+      expect([x.status, y.status]).toEqual([200, 200]);
+      expect(y.body).toEqual(x.body);
+      expect(await outboxEvents(h.db, a, 'contact.created')).toHaveLength(1);
+    }
+  });
+
+  it('when the same new identifier arrives twice at once, then one contact gets two contact inboxes', async () => {
+    const a = randomAccountId();
+    const inbox = h.stub.add(makeInbox(a));
+    const identifier = uniq('same-user');
+    const [x, y] = await Promise.all([post(inbox, { identifier }), post(inbox, { identifier })]);
+    expect([x.status, y.status]).toEqual([200, 200]);
+    expect(y.body.id).toBe(x.body.id);
+    expect(y.body.source_id).not.toBe(x.body.source_id);
+    expect(await outboxEvents(h.db, a, 'contact.created')).toHaveLength(1);
+  });
+
   it('when a correct identifier_hash comes with the identifier, then the contact inbox is verified', async () => {
     const a = randomAccountId();
     const inbox = h.stub.add(makeInbox(a));

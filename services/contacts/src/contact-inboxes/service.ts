@@ -22,6 +22,11 @@ function sourceTaken(): ValidationError {
   return ValidationError.field('source_id', 'belongs to another contact in this inbox', 'taken');
 }
 
+/** Whether an error is ensureContactInbox's "that source id is another contact's". */
+export function isSourceTaken(err: unknown): boolean {
+  return err instanceof ValidationError && err.items.some((i) => i.field === 'source_id' && i.code === 'taken');
+}
+
 /**
  * Finds or creates the contact_inbox of (contact, inbox) inside the caller's transaction.
  * The caller holds the contact row locked (FOR UPDATE), so two requests for the same pair

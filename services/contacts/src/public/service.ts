@@ -3,7 +3,7 @@ import { ConflictError, NotFoundError, withTransaction, writeEvent, type PoolCli
 import type { AppDeps } from '../deps';
 import type { InboxRow } from '../inboxes/repository';
 import { findBySource, markVerified, type ContactInboxRow } from '../contact-inboxes/repository';
-import { ensureContactInbox } from '../contact-inboxes/service';
+import { ensureContactInbox, isSourceTaken } from '../contact-inboxes/service';
 import {
   deleteAvatar,
   findContact,
@@ -62,7 +62,7 @@ export async function publicCreateContact(deps: AppDeps, ctx: RequestContext, in
   const inbox = await publicInbox(deps, ctx, inboxIdentifier);
   const hashOk = checkIdentity(inbox, input.identifier, input.identifier_hash);
   const accountId = inbox.account_id;
-  return withTransaction(deps.pool, async (tx) => {
+  const attempt = () => withTransaction(deps.pool, async (tx) => {
     if (input.source_id !== undefined) {
       const ci = await findBySource(tx, accountId, inbox.id, input.source_id);
       const contact = ci ? await findContact(tx, accountId, ci.contact_id, { forUpdate: true }) : null;
@@ -97,6 +97,15 @@ export async function publicCreateContact(deps: AppDeps, ctx: RequestContext, in
     });
     return { contact, contactInbox };
   });
+  try {
+    return await attempt();
+  } catch (err) {
+    // A given source id that exists is answered above, so "taken" means another request (a
+    // client retrying) created it a moment ago: this attempt's contact is rolled back and the
+    // next one answers that pair, as for any known source id.
+    if (input.source_id !== undefined && isSourceTaken(err)) return attempt();
+    throw err;
+  }
 }
 
 /**
