@@ -31,6 +31,14 @@ export const automationConfigSchema = baseConfigSchema.extend({
   WEBHOOK_PER_URL_CONCURRENCY: z.coerce.number().int().min(1).max(1000).default(5),
   /** How often the sender looks for due deliveries when idle. */
   WEBHOOK_POLL_MS: z.coerce.number().int().min(10).default(500),
+  /**
+   * Timeout of one read-through to a peer (a contact, agent, team, bot or inbox the local copy
+   * lacks). After a lookup fails other than by 404, payloads stop asking that kind of record for
+   * PEER_LOOKUP_BACKOFF_MS and go out with the part minimal, so a hung peer costs one timeout per
+   * backoff window, not one per delivery.
+   */
+  PEER_LOOKUP_TIMEOUT_MS: z.coerce.number().int().min(50).max(60_000).default(3000),
+  PEER_LOOKUP_BACKOFF_MS: z.coerce.number().int().min(0).default(10_000),
   /** Timeout of one command call to the conversations service. */
   COMMAND_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(5000),
   /** How long rule runs and finished webhook deliveries are kept (the maintenance job prunes older ones). */

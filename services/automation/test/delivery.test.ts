@@ -36,6 +36,8 @@ describe('webhook delivery', () => {
       WEBHOOK_MAX_ATTEMPTS: 4,
       WEBHOOK_TIMEOUT_MS: 1500,
       WEBHOOK_PER_URL_CONCURRENCY: 2,
+      PEER_LOOKUP_TIMEOUT_MS: 300,
+      PEER_LOOKUP_BACKOFF_MS: 60_000,
     });
     bus = createBus(env.namespace);
   });
@@ -380,5 +382,23 @@ describe('webhook delivery', () => {
     expect(rx.received[0]?.headers['x-chatwoot-signature']).toBeUndefined();
     const log = await api('GET', `/webhooks/deliveries?rule_id=${res.body.payload[0].id}`);
     expect(log.body.payload).toHaveLength(1);
+  });
+  // Last in the file: it leaves agent lookups switched off for the backoff.
+  it('when the gateway hangs on agent lookups, then deliveries go out with the assignee minimal and only the first one waits for it', async () => {
+    const { accountId, conv, api } = setup();
+    const rx = await receiver();
+    await hook(api, rx.url, ['conversation_created']);
+    stub.hang.add('agents');
+    const before = stub.lookups.agents;
+    await bus.publish(envelope('conversation.created', accountId, { ...conv, assignee_id: 601 }, { actor: userActor }));
+    const first = await waitFor(() => rx.received.find((r) => r.json.meta.assignee?.id === 601), { what: 'first delivery' });
+    expect(first.json.meta.assignee).toMatchObject({ id: 601, name: null, type: 'user' });
+    expect(stub.lookups.agents).toBe(before + 1);
+
+    await bus.publish(...[602, 603, 604].map((id) => envelope('conversation.created', accountId, { ...conv, id: conv['id'] + id, assignee_id: id }, { actor: userActor })));
+    await waitFor(() => rx.received.length === 4, { what: 'the other deliveries' });
+    expect(rx.received.map((r) => r.json.meta.assignee.name)).toEqual([null, null, null, null]);
+    // The breaker was open: nobody else asked the hung gateway.
+    expect(stub.lookups.agents).toBe(before + 1);
   });
 });

@@ -27,6 +27,9 @@ export interface PeerStub {
   agents: Map<string, Record<string, any>>;
   teams: Map<string, Record<string, any>>;
   bots: Map<string, Record<string, any>>;
+  /** Lookups of agents, teams and agent_bots asked so far, and the kinds that never answer. */
+  lookups: Record<'agents' | 'teams' | 'agent_bots', number>;
+  hang: Set<'agents' | 'teams' | 'agent_bots'>;
   accounts: Map<number, { id: number; name: string }>;
   commands: CommandCall[];
   contactLookups: number;
@@ -49,6 +52,8 @@ export async function startPeerStub(): Promise<PeerStub> {
     agents: new Map(),
     teams: new Map(),
     bots: new Map(),
+    lookups: { agents: 0, teams: 0, agent_bots: 0 },
+    hang: new Set(),
     accounts: new Map(),
     commands: [],
     contactLookups: 0,
@@ -73,6 +78,8 @@ export async function startPeerStub(): Promise<PeerStub> {
     ['agent_bots', stub.bots],
   ] as const) {
     app.get(`/internal/accounts/:a/${path}/:id`, (req, res) => {
+      stub.lookups[path] += 1;
+      if (stub.hang.has(path)) return;
       const rec = map.get(key(req.params.a, req.params.id));
       if (!rec) return notFound(res);
       res.json(rec);

@@ -1,6 +1,6 @@
 import { callService, systemContext, type EventEnvelope, type Executor, type Logger } from '@parley/shared';
 import type { AutomationConfig } from '../config';
-import { deleteRecord, recordFor, recordsFor, upsertRecord, type ReadThrough, type RecordKind } from './records';
+import { deleteRecord, recordFor, recordsFor, upsertRecord, type OwnerBreaker, type ReadThrough, type RecordKind } from './records';
 
 /** ContactSnapshot (docs/contracts.md), as far as payloads and rules read it. */
 export interface ContactSnapshot {
@@ -102,12 +102,19 @@ function owner(config: AutomationConfig, kind: RecordKind | 'inbox', accountId: 
 /** One record of an account from the service that owns it, asked as this service (404: AppError). */
 export function askOwner<T>(config: AutomationConfig, kind: RecordKind | 'inbox', accountId: number, id: number, requestId: string): Promise<T> {
   const [base, path] = owner(config, kind, accountId, id);
-  return callService<T>(base, path, systemContext('automation', accountId, requestId), config.INTERNAL_SECRET, { timeoutMs: 3000 });
+  return callService<T>(base, path, systemContext('automation', accountId, requestId), config.INTERNAL_SECRET, { timeoutMs: config.PEER_LOOKUP_TIMEOUT_MS });
 }
 
 /** A read-through for one kind of record of one account. */
-export function readThrough<T>(config: AutomationConfig, log: Logger, kind: RecordKind, accountId: number, requestId: string, strict = false): ReadThrough<T> {
-  return { kind, accountId, log, strict, fetch: (id) => askOwner<T>(config, kind, accountId, id, requestId) };
+export function readThrough<T>(
+  config: AutomationConfig,
+  log: Logger,
+  kind: RecordKind,
+  accountId: number,
+  requestId: string,
+  opts: { strict?: boolean; breaker?: OwnerBreaker } = {},
+): ReadThrough<T> {
+  return { kind, accountId, log, ...opts, fetch: (id) => askOwner<T>(config, kind, accountId, id, requestId) };
 }
 
 /**
@@ -123,9 +130,9 @@ export function contactFor(
   accountId: number,
   contactId: number,
   requestId: string,
-  opts: { strict?: boolean } = {},
+  opts: { strict?: boolean; breaker?: OwnerBreaker } = {},
 ): Promise<ContactSnapshot | null> {
-  return recordFor<ContactSnapshot>(db, readThrough(config, log, 'contact', accountId, requestId, opts.strict ?? false), contactId);
+  return recordFor<ContactSnapshot>(db, readThrough(config, log, 'contact', accountId, requestId, opts), contactId);
 }
 
 export { recordFor, recordsFor };

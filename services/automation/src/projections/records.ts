@@ -35,25 +35,48 @@ export interface ReadThrough<T> {
   fetch: (id: number) => Promise<T>;
   /** An unreachable owner throws instead of yielding nothing (for callers that must not guess). */
   strict?: boolean;
+  /**
+   * Lenient callers share one of these: after a failed lookup, that kind is not asked for again
+   * until `backoffMs` has passed.
+   */
+  breaker?: OwnerBreaker;
+}
+
+/** Until when lenient lookups of each kind are skipped, after its owner failed to answer. */
+export class OwnerBreaker {
+  private readonly downUntil = new Map<RecordKind, number>();
+
+  constructor(private readonly backoffMs: number) {}
+
+  isOpen(kind: RecordKind): boolean {
+    return (this.downUntil.get(kind) ?? 0) > Date.now();
+  }
+
+  tripped(kind: RecordKind): void {
+    if (this.backoffMs > 0) this.downUntil.set(kind, Date.now() + this.backoffMs);
+  }
 }
 
 /**
  * The records from the projection, and those it lacks (an event not handled yet, a record
  * older than this service) from their owner, stored as of the epoch so that any event, newer
  * by definition, replaces them. Unknown ids (404) are left out; an owner that does not answer
- * leaves them out too (or throws, when `strict`), so payloads go out minimal rather than late.
+ * leaves them out too (or throws, when `strict`), so payloads go out minimal rather than late,
+ * and while the breaker is open lenient lookups of that kind are not even tried.
  */
 export async function recordsFor<T>(db: Executor, rt: ReadThrough<T>, wanted: Array<number | null | undefined>): Promise<Map<number, T>> {
   const ids = [...new Set(wanted.filter((id): id is number => typeof id === 'number' && Number.isSafeInteger(id) && id > 0))];
   const found = await projectedRecords<T>(db, rt.kind, rt.accountId, ids);
   for (const id of ids) {
     if (found.has(id)) continue;
+    if (!rt.strict && rt.breaker?.isOpen(rt.kind)) continue;
     try {
       const rec = await rt.fetch(id);
       await upsertRecord(db, rt.kind, rt.accountId, id, { ...rec, id }, new Date(0).toISOString());
       found.set(id, rec);
     } catch (err) {
       if (err instanceof AppError && err.status === 404) continue;
+      rt.breaker?.tripped(rt.kind);
       if (rt.strict) throw err;
       rt.log.warn({ accountId: rt.accountId, err: (err as Error).message }, `${label(rt.kind, id)} lookup failed`);
     }
