@@ -41,9 +41,25 @@ describe('contract checks of gateway answers', () => {
     expect(problems?.length).toBeGreaterThan(0);
   });
 
-  it('when a request matches no documented operation, then it is not checked (the coverage test reports such routes)', () => {
+  it('when a request matches no documented operation, then a success is not checked (the coverage test reports such routes) but an error must be the Error body', () => {
     expect(findOperation('GET', '/api/v1/nowhere/at/all')).toBeNull();
-    expect(contractViolations({ method: 'GET', path: '/api/v1/nowhere/at/all', status: 404, text: '', body: undefined, contentType: null })).toBeNull();
+    expect(contractViolations({ method: 'GET', path: '/api/v1/nowhere/at/all', status: 200, text: '{"x":1}', body: { x: 1 }, contentType: 'application/json' })).toBeNull();
+    expect(contractViolations({ method: 'GET', path: '/api/v1/nowhere/at/all', status: 404, text: '', body: undefined, contentType: null })).toEqual([expect.stringMatching(/^error answer 404 is not the Error body/)]);
+    expect(contractViolations({ method: 'GET', path: '/api/v1/nowhere/at/all', status: 404, text: '{"error":"x"}', body: { error: 'x' }, contentType: 'application/json' })?.length).toBeGreaterThan(0);
+    const ok = { description: 'Not found', errors: [{ field: '', message: 'Not found', code: 'not_found' }] };
+    expect(contractViolations({ method: 'GET', path: '/api/v1/nowhere/at/all', status: 404, text: JSON.stringify(ok), body: ok, contentType: 'application/json' })).toEqual([]);
+  });
+
+  it('when the real gateway is asked for an unknown path or a method a path does not have, then the answer is the Error body', async () => {
+    const account = await seedAccount(stack);
+    const call = client(stack.gatewayUrl);
+    // The client checks these answers; an answer other than the Error body fails the call.
+    const unknown = await call('GET', '/api/v1/nowhere/at/all', { token: account.admin.token });
+    expect(unknown.status).toBeGreaterThanOrEqual(400);
+    const wrongMethod = await call('DELETE', '/api/v1/profile', { token: account.admin.token });
+    expect(wrongMethod.status).toBeGreaterThanOrEqual(400);
+    const outside = await call('GET', '/no/such/thing');
+    expect(outside.status).toBe(404);
   });
 
   it('when a path has a query or a trailing slash, then it still finds its operation', () => {

@@ -109,11 +109,12 @@ export interface ObservedResponse {
 
 /**
  * What is wrong with this answer according to the document: [] when it conforms, null when
- * the document has no operation for the request (such routes are the coverage test's job).
+ * the document has no operation for the request and the answer is not an error (such routes
+ * are the coverage test's job; an error answer must still be the Error body).
  */
 export function contractViolations(r: ObservedResponse): string[] | null {
   const found = findOperation(r.method, r.path);
-  if (!found) return null;
+  if (!found) return r.status >= 400 && r.method.toUpperCase() !== 'HEAD' ? errorBodyViolations(r) : null;
   const { doc } = load();
   const { template, operation } = found;
   const method = r.method.toLowerCase();
@@ -137,6 +138,17 @@ export function contractViolations(r: ObservedResponse): string[] | null {
   if (r.text === '') return ['documented with a JSON body, but the answer is empty'];
   const validate = validatorFor(`${method} ${template} ${status}`, pointer([...schemaParts, 'content', 'application/json', 'schema']));
   return validate(r.body) ? [] : describeErrors(validate.errors);
+}
+
+/**
+ * Every error answer, documented route or not (an unknown path, a method the path does not
+ * have), is SPEC's Error body (ARCHITECTURE, compatibility policy point 4).
+ */
+function errorBodyViolations(r: ObservedResponse): string[] {
+  if (!r.contentType?.includes('json')) return [`error answer ${r.status} is not the Error body: content-type is ${r.contentType ?? 'missing'}`];
+  if (r.text === '') return [`error answer ${r.status} is not the Error body: the answer is empty`];
+  const validate = validatorFor('Error', pointer(['components', 'schemas', 'Error']));
+  return validate(r.body) ? [] : describeErrors(validate.errors).map((e) => `error answer ${r.status} is not the Error body: ${e}`);
 }
 
 /** Throws (failing the calling test) when the answer breaks the document. */
