@@ -2,6 +2,7 @@ import { waitFor } from '@parley/testkit';
 import { startStack, type Stack } from '../support/stack';
 import { seedAccount, type SeededAccount } from '../support/factories';
 import { client, expectErrorBody, type ApiResponse } from '../support/http';
+import { expectFields, type SpecFieldType } from '../support/spec-fields';
 import { createBus, envelope, type TestBus } from '../../services/audit/test/bus';
 
 /*
@@ -12,13 +13,14 @@ import { createBus, envelope, type TestBus } from '../../services/audit/test/bus
  * by a system actor (no user, no request address) published on the bus.
  */
 
-const ENTRY_FIELDS: Record<string, 'number' | 'string' | 'object'> = {
-  id: 'number',
-  auditable_id: 'number',
-  associated_id: 'number',
-  user_id: 'number',
-  version: 'number',
-  created_at: 'number',
+/** SPEC "Audit log entry": the fields and their types (no `|null` anywhere). */
+const ENTRY_FIELDS: Record<string, SpecFieldType> = {
+  id: 'integer',
+  auditable_id: 'integer',
+  associated_id: 'integer',
+  user_id: 'integer',
+  version: 'integer',
+  created_at: 'integer',
   auditable_type: 'string',
   associated_type: 'string',
   user_type: 'string',
@@ -32,11 +34,7 @@ const ENTRY_FIELDS: Record<string, 'number' | 'string' | 'object'> = {
 };
 
 function expectEntry(e: any): void {
-  for (const [field, type] of Object.entries(ENTRY_FIELDS)) {
-    const actual = e[field] === null ? 'null' : Array.isArray(e[field]) ? 'array' : typeof e[field];
-    expect({ field, type: actual }).toEqual({ field, type });
-  }
-  for (const f of ['id', 'auditable_id', 'associated_id', 'user_id', 'version', 'created_at']) expect({ f, integer: Number.isInteger(e[f]) }).toEqual({ f, integer: true });
+  expectFields(e, ENTRY_FIELDS);
   expect(['create', 'update', 'destroy']).toContain(e.action);
 }
 
