@@ -609,6 +609,26 @@ describe('identity through the gateway: platform API, profile, agents, teams, bo
     });
   });
 
+  describe('request bodies', () => {
+    const send = (body: string, type: string) =>
+      fetch(`${stack.gatewayUrl}/api/v1/accounts/${acc.accountId}`, { method: 'PATCH', headers: { api_access_token: acc.admin.token, 'content-type': type }, body });
+
+    it('when a body is form-encoded (flat or Rails-wrapped) or JSON sent with curl\'s default form type, then it is read', async () => {
+      expect((await (await send('name=Form+Co', 'application/x-www-form-urlencoded')).json()).name).toBe('Form Co');
+      expect((await (await send('account%5Bname%5D=Wrapped+Co', 'application/x-www-form-urlencoded')).json()).name).toBe('Wrapped Co');
+      expect((await (await send('{"name":"Curl Co"}', 'application/x-www-form-urlencoded')).json()).name).toBe('Curl Co');
+    });
+
+    it('when a body has a type that is neither JSON, a form nor multipart, then 415 with the Error body instead of being read as empty', async () => {
+      const res = await send('name=Plain', 'text/plain');
+      expect(res.status).toBe(415);
+      expectErrorBody(await res.json(), 'unsupported_media_type');
+      const bad = await send('{"name": ', 'application/x-www-form-urlencoded');
+      expect(bad.status).toBe(400);
+      expectErrorBody(await bad.json(), 'malformed_json');
+    });
+  });
+
   describe('account and internal API', () => {
     it('when a member reads the account and an administrator renames it, then both answer the account', async () => {
       const read = await call('GET', `/api/v1/accounts/${acc.accountId}`, { token: acc.agent.token });

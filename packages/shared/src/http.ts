@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import express, { type ErrorRequestHandler, type Express, type NextFunction, type Request, type RequestHandler, type Response } from 'express';
+import qs from 'qs';
 import { z, ZodError } from 'zod';
 import type { Logger } from './logger';
 import { AppError, BadRequestError, ForbiddenError, NotFoundError, UnauthorizedError, ValidationError, type ErrorItem } from './errors';
@@ -122,14 +123,43 @@ export function accountIdOf(req: Request): number {
   return id;
 }
 
-/** express.json that answers malformed JSON with the Error body; also tolerates an empty body. */
+function hasBody(req: Request): boolean {
+  return req.headers['transfer-encoding'] !== undefined || Number(req.headers['content-length'] ?? 0) > 0;
+}
+
+/**
+ * Request bodies: JSON (malformed JSON is a 400 with the Error body; an empty body is `{}`).
+ * Also what real clients send besides: form-encoded bodies as Rails reads them
+ * (`contact[name]=x`), and JSON sent with curl's default form content type. Multipart is left
+ * to the routes that take files. Any other body is a 415, never silently read as `{}`.
+ */
 export function jsonBody(limit = '1mb'): RequestHandler {
-  const parser = express.json({ limit, type: ['application/json', 'application/*+json'] });
+  const json = express.json({ limit, type: ['application/json', 'application/*+json'] });
+  const form = express.text({ limit, type: 'application/x-www-form-urlencoded' });
   return (req, res, next) => {
-    parser(req, res, (err?: unknown) => {
+    json(req, res, (err?: unknown) => {
       if (err) return next(err);
-      if (req.body === undefined) req.body = {};
-      next();
+      if (req.body !== undefined || !hasBody(req) || req.is('multipart/form-data')) {
+        req.body ??= {};
+        return next();
+      }
+      if (!req.is('application/x-www-form-urlencoded')) {
+        return next(new AppError(415, 'unsupported_media_type', 'Send the body as JSON (content-type: application/json)', [{ field: 'content-type', message: 'is not supported', code: 'unsupported_media_type' }]));
+      }
+      form(req, res, (formErr?: unknown) => {
+        if (formErr) return next(formErr);
+        const text = typeof req.body === 'string' ? req.body.trim() : '';
+        if (text.startsWith('{') || text.startsWith('[')) {
+          try {
+            req.body = JSON.parse(text);
+          } catch {
+            return next(new BadRequestError('Malformed JSON in request body', [{ field: 'body', message: 'is not valid JSON', code: 'malformed_json' }], 'malformed_json'));
+          }
+        } else {
+          req.body = qs.parse(text, { depth: 5, arrayLimit: 100, parameterLimit: 1000 });
+        }
+        next();
+      });
     });
   };
 }
