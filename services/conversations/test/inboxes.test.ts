@@ -1,6 +1,6 @@
 import { waitFor } from '@parley/testkit';
 import { envelope, agentData } from './bus';
-import { createInbox as createInboxFor, expectError } from './fixtures';
+import { createConversation, createInbox as createInboxFor, expectError } from './fixtures';
 import { startHarness, type Harness, type TestAccount } from './harness';
 
 describe('inboxes and inbox members (service level)', () => {
@@ -134,5 +134,22 @@ describe('inboxes and inbox members (service level)', () => {
     expectError(await h.call('GET', `/internal/inboxes/by_identifier/${inbox.inbox_identifier}`), 404, 'not_found');
     expectError(await h.call('GET', `/public/api/v1/inboxes/${inbox.inbox_identifier}`), 404, 'not_found');
     expect((await h.events(acc.accountId, 'inbox.deleted'))[0].data.id).toBe(inbox.id);
+  });
+
+  it('when an inbox with conversations is deleted, then each conversation goes with conversation.deleted before inbox.deleted; other inboxes keep theirs', async () => {
+    const doomed = await createInbox({ name: 'Doomed' });
+    const kept = await createInbox({ name: 'Kept' });
+    const a = await createConversation(h, acc, doomed.id, { message: { content: 'first' } });
+    const b = await createConversation(h, acc, doomed.id);
+    const c = await createConversation(h, acc, kept.id);
+    expect((await h.call('DELETE', `${base()}/inboxes/${doomed.id}`, { as: acc.admin })).status).toBe(200);
+    const events = (await h.events(acc.accountId, 'conversation.deleted', 'inbox.deleted')).map((e) => [e.type, e.data.id]);
+    expect(events).toEqual([['conversation.deleted', a.id], ['conversation.deleted', b.id], ['inbox.deleted', doomed.id]]);
+    const [first] = await h.events(acc.accountId, 'conversation.deleted');
+    expect(first).toMatchObject({ actor: { type: 'user', id: acc.adminId }, data: { id: a.id, inbox_id: doomed.id, contact_id: a.meta.sender.id } });
+    expectError(await h.call('GET', `${base()}/conversations/${a.id}`, { as: acc.admin }), 404, 'not_found');
+    expect((await h.call('GET', `${base()}/conversations/${c.id}`, { as: acc.admin })).status).toBe(200);
+    const left = await h.svc.deps.pool.query('SELECT count(*)::int AS n FROM messages WHERE account_id = $1 AND inbox_id = $2', [acc.accountId, doomed.id]);
+    expect(left.rows[0].n).toBe(0);
   });
 });

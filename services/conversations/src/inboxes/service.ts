@@ -4,6 +4,7 @@ import type { InboxRow } from '../common/rows';
 import { visibleInboxIds } from '../common/access';
 import { agentPartial } from '../common/agents';
 import { inboxSnapshot } from '../common/snapshots';
+import { deleteConversationsOf } from '../conversations/deletion';
 import { secureToken } from '../common/tokens';
 import type { Projections } from '../projections/store';
 import type { AgentResponse, UpdateInboxInput } from './schemas';
@@ -61,11 +62,16 @@ export async function updateInbox(deps: InboxDeps, ctx: RequestContext, accountI
   });
 }
 
-/** Its conversations, messages and memberships go with it (FK cascade), as in Chatwoot. */
+/**
+ * Its conversations (each announced), messages and memberships go with it, as in Chatwoot. The
+ * inbox row is locked first, so a conversation being opened in it meanwhile is either deleted
+ * here or refused afterwards.
+ */
 export async function deleteInbox(deps: InboxDeps, ctx: RequestContext, accountId: number, id: number): Promise<void> {
   await withTransaction(deps.pool, async (tx) => {
     const inbox = await findInbox(tx, accountId, id, { forUpdate: true });
     if (!inbox) throw new NotFoundError('Inbox', 'id');
+    await deleteConversationsOf(tx, { ctx }, accountId, { inboxId: id });
     await deleteInboxRow(tx, accountId, id);
     await writeEvent(tx, ctx, { type: 'inbox.deleted', accountId, data: inboxSnapshot(inbox) });
   });

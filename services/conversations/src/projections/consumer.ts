@@ -2,8 +2,8 @@ import type { PoolClient } from 'pg';
 import { z } from 'zod';
 import { PoisonMessageError, systemContext, writeEvent, type ConsumerSpec, type EventEnvelope } from '@parley/shared';
 import type { ConversationRow } from '../common/rows';
-import { conversationSnapshot } from '../common/snapshots';
 import { changeConversation, type Cause } from '../conversations/changes';
+import { deleteConversationsOf } from '../conversations/deletion';
 import { deleteProjection, upsertProjection } from './store';
 
 const record = z.looseObject({ id: z.number().int(), account_id: z.number().int().nullish() });
@@ -35,15 +35,6 @@ async function lockConversations(tx: PoolClient, sql: string, values: unknown[])
   return rows;
 }
 
-/** `contact.deleted`: the contact's conversations (and their messages) go, each with `conversation.deleted`. */
-async function removeContactConversations(tx: PoolClient, event: EventEnvelope, accountId: number, contactId: number): Promise<void> {
-  const cause = causeOf(event, accountId);
-  const convs = await lockConversations(tx, 'account_id = $1 AND contact_id = $2', [accountId, contactId]);
-  for (const c of convs) {
-    await tx.query('DELETE FROM conversations WHERE id = $1', [c.id]);
-    await writeEvent(tx, cause.ctx, { type: 'conversation.deleted', accountId, data: conversationSnapshot(c), causationId: cause.causationId ?? null });
-  }
-}
 
 /** `agent.removed`: unassigned everywhere in the account, and out of every inbox (Chatwoot's AccountUser#remove_user_from_account). */
 async function removeAgent(tx: PoolClient, event: EventEnvelope, accountId: number, userId: number, data: Record<string, unknown>): Promise<void> {
@@ -105,7 +96,8 @@ export async function handleProjectionEvent(tx: PoolClient, event: EventEnvelope
     case 'contact.deleted': {
       const d = parse(record, event);
       const accountId = accountOf(event, d);
-      await removeContactConversations(tx, event, accountId, d.id);
+      // The contact's conversations (and their messages) go, each with `conversation.deleted`.
+      await deleteConversationsOf(tx, causeOf(event, accountId), accountId, { contactId: d.id });
       await deleteProjection(tx, 'contact_projections', accountId, d.id);
       return;
     }
