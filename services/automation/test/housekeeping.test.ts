@@ -4,6 +4,7 @@ import type { AutomationConfig } from '../src';
 import { Maintenance } from '../src/maintenance';
 import { apiFor, refundRule, startAutomation } from './helpers';
 import { createBus, envelope, userActor, type TestBus } from './bus';
+import { conversation, message } from './stubs';
 
 describe('automation housekeeping', () => {
   let env: TestEnv;
@@ -55,10 +56,30 @@ describe('automation housekeeping', () => {
     await api('POST', '/webhooks', { url: 'https://example.com/gone' });
     const keep = randomAccountId();
     await apiFor(svc, keep)('POST', '/automation_rules', refundRule);
+    // Copies the payloads read: an agent and a conversation's last message.
+    const conv = conversation(accountId, 5);
+    await bus.publish(
+      envelope('agent.added', accountId, { id: 31, account_id: accountId, name: 'Ann', available_name: 'Ann', email: 'ann@example.com' }, { actor: userActor }),
+      envelope('message.created', accountId, message(conv, { content: 'hello there' })),
+    );
+    await waitFor(async () => (await count('SELECT count(*) AS n FROM last_messages WHERE account_id = $1', [accountId])) === 1, { what: 'last message kept' });
+    await waitFor(async () => (await count(`SELECT count(*) AS n FROM records WHERE account_id = $1 AND kind = 'agent'`, [accountId])) === 1, { what: 'agent kept' });
+
     await bus.publish(envelope('account.deleted', accountId, { id: accountId, name: 'Gone Inc', status: 'active' }, { actor: userActor }));
     await waitFor(async () => (await count('SELECT count(*) AS n FROM automation_rules WHERE account_id = $1', [accountId])) === 0, { what: 'rules gone' });
     expect(await count('SELECT count(*) AS n FROM webhooks WHERE account_id = $1', [accountId])).toBe(0);
+    expect(await count('SELECT count(*) AS n FROM records WHERE account_id = $1', [accountId])).toBe(0);
+    expect(await count('SELECT count(*) AS n FROM last_messages WHERE account_id = $1', [accountId])).toBe(0);
     expect((await api('GET', '/automation_rules')).body.payload).toEqual([]);
     expect((await apiFor(svc, keep)('GET', '/automation_rules')).body.payload).toHaveLength(1);
+  });
+
+  it('when a conversation is deleted, then its last message is no longer kept', async () => {
+    const accountId = randomAccountId();
+    const conv = conversation(accountId, 6);
+    await bus.publish(envelope('message.created', accountId, message(conv, { content: 'soon gone' })));
+    await waitFor(async () => (await count('SELECT count(*) AS n FROM last_messages WHERE account_id = $1 AND conversation_id = 6', [accountId])) === 1, { what: 'last message kept' });
+    await bus.publish(envelope('conversation.deleted', accountId, conv, { actor: userActor }));
+    await waitFor(async () => (await count('SELECT count(*) AS n FROM last_messages WHERE account_id = $1 AND conversation_id = 6', [accountId])) === 0, { what: 'last message gone' });
   });
 });
