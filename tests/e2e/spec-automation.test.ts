@@ -1,6 +1,7 @@
 import { startStack, type Stack } from '../support/stack';
 import { seedAccount, type SeededAccount } from '../support/factories';
 import { client, expectErrorBody, type ApiResponse } from '../support/http';
+import { expectFields, expectType, type SpecFieldType } from '../support/spec-fields';
 
 /*
  * SPEC operations 2 (create automation rule) and 15 (delete webhook) through the gateway:
@@ -9,40 +10,30 @@ import { client, expectErrorBody, type ApiResponse } from '../support/http';
  * body. Every answer is also checked against the OpenAPI document by the client.
  */
 
-type JsonType = 'number' | 'string' | 'boolean' | 'array' | 'object' | 'null';
-const typeOf = (v: unknown): JsonType => (v === null ? 'null' : Array.isArray(v) ? 'array' : (typeof v as JsonType));
-
-/** SPEC "Automation rule". */
-const RULE_FIELDS: Record<string, JsonType> = {
-  id: 'number',
-  account_id: 'number',
+/** SPEC "Automation rule", its Condition and its Action. */
+const RULE_FIELDS: Record<string, SpecFieldType> = {
+  id: 'integer',
+  account_id: 'integer',
   name: 'string',
   description: 'string',
   event_name: 'string',
   conditions: 'array',
   actions: 'array',
-  created_on: 'number',
+  created_on: 'integer',
   active: 'boolean',
 };
+const CONDITION_FIELDS: Record<string, SpecFieldType> = { attribute_key: 'string', filter_operator: 'string', values: 'array', query_operator: 'string' };
+const ACTION_FIELDS: Record<string, SpecFieldType> = { action_name: 'string', action_params: 'array' };
 
 function expectRuleRecord(rule: any): void {
-  for (const [field, type] of Object.entries(RULE_FIELDS)) expect({ field, type: typeOf(rule[field]) }).toEqual({ field, type });
-  for (const f of ['id', 'account_id', 'created_on']) expect({ field: f, integer: Number.isInteger(rule[f]) }).toEqual({ field: f, integer: true });
-  for (const [i, c] of (rule.conditions as any[]).entries()) {
-    const where = `conditions.${i}`;
-    expect({ where, attribute_key: typeOf(c.attribute_key), filter_operator: typeOf(c.filter_operator), query_operator: typeOf(c.query_operator), values: typeOf(c.values) }).toEqual({
-      where,
-      attribute_key: 'string',
-      filter_operator: 'string',
-      query_operator: 'string',
-      values: 'array',
-    });
-    for (const v of c.values) expect({ where, value: typeOf(v) }).toEqual({ where, value: 'string' });
+  expectFields(rule, RULE_FIELDS);
+  for (const c of rule.conditions) {
+    expectFields(c, CONDITION_FIELDS);
+    c.values.forEach((_v: unknown, i: number) => expectType(c.values, String(i), 'string'));
   }
-  for (const [i, a] of (rule.actions as any[]).entries()) {
-    const where = `actions.${i}`;
-    expect({ where, action_name: typeOf(a.action_name), action_params: typeOf(a.action_params) }).toEqual({ where, action_name: 'string', action_params: 'array' });
-    for (const p of a.action_params) expect({ where, param: typeOf(p) }).toEqual({ where, param: 'string' });
+  for (const a of rule.actions) {
+    expectFields(a, ACTION_FIELDS);
+    a.action_params.forEach((_p: unknown, i: number) => expectType(a.action_params, String(i), 'string'));
   }
 }
 
