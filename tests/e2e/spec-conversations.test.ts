@@ -4,35 +4,16 @@ import { seedAccount, type SeededAccount } from '../support/factories';
 import { client, expectErrorBody } from '../support/http';
 import { createApiInbox, PNG_1X1, sendForm, type ApiInbox } from '../support/contacts';
 import { publicContact, publicConversationsPath } from '../support/conversations';
+import { expectFields, expectType } from '../support/spec-fields';
 
 /**
  * SPEC operations 1, 4, 6, 7, 11 and 14 (and the rest of the public client API) through the
  * gateway: every field SPEC lists for each answer, with its type, and the error answers.
  */
 
-// ---- type checks ---------------------------------------------------------------------------
+// ---- type checks (SPEC's type words: tests/support/spec-fields.ts) ----------------------------
 
 const isObject = (v: unknown): boolean => typeof v === 'object' && v !== null && !Array.isArray(v);
-
-function expectType(obj: any, field: string, type: 'number' | 'integer' | 'string' | 'boolean' | 'object' | 'array', nullable = false): void {
-  const v = obj?.[field];
-  const ok =
-    (nullable && v === null) ||
-    (type === 'number' && typeof v === 'number' && Number.isFinite(v)) ||
-    (type === 'integer' && Number.isInteger(v)) ||
-    (type === 'string' && typeof v === 'string') ||
-    (type === 'boolean' && typeof v === 'boolean') ||
-    (type === 'object' && isObject(v)) ||
-    (type === 'array' && Array.isArray(v));
-  if (!ok) throw new Error(`${field} should be ${type}${nullable ? '|null' : ''}, got ${JSON.stringify(v)} in ${JSON.stringify(obj).slice(0, 400)}`);
-}
-
-function expectFields(obj: any, fields: Record<string, string>): void {
-  for (const [field, spec] of Object.entries(fields)) {
-    const nullable = spec.endsWith('|null');
-    expectType(obj, field, spec.replace('|null', '') as Parameters<typeof expectType>[2], nullable);
-  }
-}
 
 /** SPEC "Message (account API)". */
 function expectAccountMessage(m: any): void {
