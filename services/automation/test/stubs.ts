@@ -238,21 +238,4 @@ export function apiInbox(accountId: number, id: number, extra: Record<string, un
   };
 }
 
-/** The gateway's `Agent` (docs/contracts.md). */
-export function agent(accountId: number, id: number, extra: Record<string, unknown> = {}): Record<string, any> {
-  return {
-    id,
-    account_id: accountId,
-    availability_status: 'online',
-    auto_offline: true,
-    confirmed: true,
-    email: `agent-${id}@example.com`,
-    provider: 'email',
-    available_name: `Agent ${id}`,
-    name: `Agent ${id}`,
-    role: 'agent',
-    thumbnail: '',
-    custom_role_id: null,
-    ...extra,
-  };
-}
+export { agentSnapshot as agent } from '@parley/testkit';

@@ -12,21 +12,4 @@ export function envelope(type: EventType, accountId: number | null, data: Record
   );
 }
 
-/** docs/contracts.md `Agent`. */
-export function agentData(accountId: number, id: number, fields: Record<string, unknown> = {}): Record<string, unknown> {
-  return {
-    id,
-    account_id: accountId,
-    availability_status: 'online',
-    auto_offline: true,
-    confirmed: true,
-    email: `agent${id}@example.com`,
-    provider: 'email',
-    available_name: `Agent ${id}`,
-    name: `Agent ${id}`,
-    role: 'agent',
-    thumbnail: '',
-    custom_role_id: null,
-    ...fields,
-  };
-}
+export { agentSnapshot as agentData } from '@parley/testkit';

@@ -26,19 +26,10 @@ export interface ArticleRow {
   updated_at: Date;
 }
 
-export interface ArticleFields {
-  category_id: number | null;
-  author_id: number;
-  associated_article_id: number | null;
-  title: string;
-  slug: string;
-  content: string;
-  description: string | null;
-  status: number;
-  locale: string;
-  meta: ArticleMeta;
-  position: number;
-}
+export type ArticleFields = Pick<
+  ArticleRow,
+  'category_id' | 'author_id' | 'associated_article_id' | 'title' | 'slug' | 'content' | 'description' | 'status' | 'locale' | 'meta' | 'position'
+>;
 
 const COLUMNS =
   'a.id, a.account_id, a.portal_id, a.category_id, a.author_id, a.associated_article_id, a.title, a.slug, a.content, a.description, a.status, a.locale, a.meta, a.position, a.views, a.created_at, a.updated_at';
