@@ -42,6 +42,8 @@ export class OutboxRelay {
   private listener: Client | null = null;
   private running = false;
   private wake: (() => void) | null = null;
+  /** A kick that came while a drain was running: look again before sleeping. */
+  private kicked = false;
   private loop: Promise<void> | null = null;
   private backoffMs = 0;
 
@@ -67,6 +69,9 @@ export class OutboxRelay {
         });
         await client.query(`LISTEN outbox_${this.opts.schema}`);
         this.listener = client;
+        // A change that committed before LISTEN took effect sent its NOTIFY to nobody: look now
+        // rather than a poll interval later.
+        this.kick();
       } catch {
         await client.end().catch(() => undefined);
         await sleep(1000);
@@ -78,7 +83,8 @@ export class OutboxRelay {
   kick(): void {
     const w = this.wake;
     this.wake = null;
-    w?.();
+    if (w) w();
+    else this.kicked = true;
   }
 
   private async run(): Promise<void> {
@@ -93,7 +99,10 @@ export class OutboxRelay {
         this.opts.log.warn({ err: (err as Error).message, backoffMs: this.backoffMs }, 'outbox publish failed; will retry');
       }
       if (!this.running) break;
-      if (published > 0 && this.backoffMs === 0) continue;
+      if ((published > 0 || this.kicked) && this.backoffMs === 0) {
+        this.kicked = false;
+        continue;
+      }
       await new Promise<void>((resolve) => {
         const t = setTimeout(resolve, this.backoffMs || pollMs);
         this.wake = () => {
