@@ -124,7 +124,11 @@ describe('webhook delivery', () => {
     await hook(api, rx.url, ['conversation_updated', 'message_created']);
     const incoming = message(conv, { content: 'My invoice is wrong', created_at: 1_700_000_000 });
     const note = message(conv, { content: 'checking with finance', private: true, message_type: 1, sender_type: 'User', sender_id: 42 });
-    await bus.publish(envelope('message.created', accountId, incoming), envelope('message.created', accountId, note, { actor: userActor }));
+    // One after the other: the consumer handles a batch concurrently, and the note's payload
+    // should see the incoming message as the conversation's last one.
+    await bus.publish(envelope('message.created', accountId, incoming));
+    await waitFor(() => rx.received.some((r) => r.json.event === 'message_created' && r.json.id === incoming['id']), { what: 'incoming delivery' });
+    await bus.publish(envelope('message.created', accountId, note, { actor: userActor }));
     await waitFor(() => rx.received.filter((r) => r.json.event === 'message_created').length === 2, { what: 'message deliveries' });
 
     const waitingSince = 1_700_000_000;
