@@ -18,7 +18,15 @@ export function serviceDatabaseUrl(adminUrl: string, service: string, password: 
   return url.toString();
 }
 
-export function createPool(connectionString: string, schema: string, max = 10, extra: PoolConfig = {}): Pool {
+/**
+ * A pool whose connections may die at any moment (Postgres restarted, a backend terminated)
+ * without taking the process down. pg emits `error` on the client itself when a connection
+ * breaks; the pool listens only while a client is idle, so a client checked out (inside a
+ * transaction awaiting broker confirms, an HTTP call) would throw an unhandled `error` event.
+ * Every client gets a listener for its whole life; the query in flight still fails, and the
+ * pool discards the broken client when it is released.
+ */
+export function createPool(connectionString: string, schema: string, max = 10, extra: PoolConfig = {}, log?: Logger): Pool {
   const pool = new Pool({
     connectionString,
     max,
@@ -27,8 +35,16 @@ export function createPool(connectionString: string, schema: string, max = 10, e
     connectionTimeoutMillis: 5_000,
     ...extra,
   });
-  // An idle client losing its connection must not crash the process.
-  pool.on('error', () => undefined);
+  let lastLogged = 0;
+  const onError = (err: Error & { code?: string }) => {
+    // One line per burst: a restart breaks every connection at once.
+    const now = Date.now();
+    if (now - lastLogged < 5_000) return;
+    lastLogged = now;
+    log?.warn({ err: err.message, code: err.code }, 'postgres connection lost');
+  };
+  pool.on('error', onError);
+  pool.on('connect', (client) => client.on('error', onError));
   return pool;
 }
 

@@ -99,7 +99,7 @@ export async function bootService<C extends BaseConfig>(def: ServiceDefinition<C
     await migrateService({ adminUrl: config.DATABASE_URL, service: def.name, rolePassword: config.DB_ROLE_PASSWORD, migrationsDir: def.migrationsDir, log });
   }
   const roleUrl = serviceDatabaseUrl(config.DATABASE_URL, def.name, config.DB_ROLE_PASSWORD);
-  const pool = createPool(roleUrl, def.name, config.DB_POOL_MAX);
+  const pool = createPool(roleUrl, def.name, config.DB_POOL_MAX, {}, log);
   const amqp = new AmqpConnection(config.AMQP_URL, log, config.NAMESPACE, config.QUEUE_EXPIRES_MS);
   const redis = createRedis(config.REDIS_URL);
   const deps: ServiceDeps<C> = { service: def.name, config, log, pool, amqp, redis };
