@@ -2,7 +2,7 @@
 // document (openapi-typescript), which the typed client (openapi-fetch) in tests uses.
 // Standalone it reads the document from the compiled gateway (gen:client builds first).
 // With --stdin it reads the document from stdin and prints the types instead (how
-// tests/e2e/openapi-client.test.ts checks that the committed file is not stale: jest cannot
+// tests/e2e/openapi/openapi-client.test.ts checks that the committed file is not stale: jest cannot
 // load openapi-typescript's ESM dependencies itself).
 const fs = require('node:fs');
 const path = require('node:path');

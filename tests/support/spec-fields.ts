@@ -1,7 +1,7 @@
 /**
  * Field-by-field type checks of an answer against a record SPEC lists ("Resources and their
  * fields"), written the way SPEC writes types: `number`, `integer`, `string`, `boolean`,
- * `object`, `array`, with `|null` when null is allowed. Shared by the tests/e2e/spec-*.test.ts.
+ * `object`, `array`, with `|null` when null is allowed. Shared by the SPEC tests (tests/e2e/<feature>/spec-<feature>.test.ts).
  */
 export type SpecType = 'number' | 'integer' | 'string' | 'boolean' | 'object' | 'array';
 export type SpecFieldType = SpecType | `${SpecType}|null`;
