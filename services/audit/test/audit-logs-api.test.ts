@@ -137,7 +137,7 @@ describe('GET /api/v1/accounts/:account_id/audit_logs (service level)', () => {
   });
 
   it('when the audit_logs feature is off, then an administrator gets 403 feature_disabled', async () => {
-    for (const features of [{}, { audit_logs: false }]) {
+    for (const features of [{}, { audit_logs: false }] as Array<Record<string, boolean>>) {
       const res = await get(accountId, '', { features });
       expectError(res, 403, 'feature_disabled');
       expect(res.body.description).toMatch(/disabled/);

@@ -23,7 +23,8 @@ const c = (attribute_key: string, filter_operator: string, values: Condition['va
   attribute_key,
   filter_operator,
   values,
-  query_operator: null,
+  // The engine also reads a null join (the last condition joins nothing); Condition types the stored, defaulted form.
+  query_operator: null as unknown as string,
   ...extra,
 });
 
@@ -86,7 +87,7 @@ describe('rule conditions', () => {
   it('joins conditions left to right with AND binding tighter than OR, and [] matches everything', () => {
     const T = c('status', 'equal_to', ['open']);
     const F = c('status', 'equal_to', ['resolved']);
-    const join = (cond: Condition, q: string | null) => ({ ...cond, query_operator: q });
+    const join = (cond: Condition, q: string | null): Condition => ({ ...cond, query_operator: q as string });
     const run = (list: Condition[]) => evaluate(list.map(compileCondition), facts());
     // F AND T OR T = (F AND T) OR T = true
     expect(run([join(F, 'AND'), join(T, 'OR'), join(T, null)]).matched).toBe(true);

@@ -20,7 +20,7 @@ describe('automation commands (internal API)', () => {
     inbox = await createInbox(h, acc);
   });
 
-  const run = (convId: number, command: Record<string, unknown>, key = randomUUID(), causation = randomUUID()) =>
+  const run = (convId: number, command: Record<string, unknown>, key: string = randomUUID(), causation: string = randomUUID()) =>
     h.call('POST', `/internal/accounts/${acc.accountId}/conversations/${convId}/commands`, {
       as: automation,
       body: { idempotency_key: key, actor: rule, causation_id: causation, command },

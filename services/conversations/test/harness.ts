@@ -62,7 +62,7 @@ export async function startHarness(config: Record<string, unknown> = {}): Promis
   const call = async (method: string, path: string, opts: CallOpts = {}): Promise<Res> => {
     const m = /^\/api\/v1\/accounts\/(\d+)/.exec(path);
     const headers: Record<string, string> = { ...asCaller({ accountId: m ? Number(m[1]) : null, ...(opts.as ?? {}) }) };
-    let body: BodyInit | undefined;
+    let body: string | FormData | undefined;
     if (opts.form) body = opts.form;
     else if (opts.raw !== undefined) {
       body = opts.raw;

@@ -86,7 +86,7 @@ describe('identity through the gateway: platform API, profile, agents, teams, bo
     });
 
     it('when the platform token is missing or wrong, or a user token is used, then 401 with the Error body', async () => {
-      for (const headers of [{}, { api_access_token: 'wrong-platform-token-xxxxxxx' }, { api_access_token: acc.admin.token }]) {
+      for (const headers of [{}, { api_access_token: 'wrong-platform-token-xxxxxxx' }, { api_access_token: acc.admin.token }] as Array<Record<string, string>>) {
         const res = await call('GET', '/platform/api/v1/accounts', { headers });
         expect(res.status).toBe(401);
         expectErrorBody(res.body);
@@ -614,9 +614,9 @@ describe('identity through the gateway: platform API, profile, agents, teams, bo
       fetch(`${stack.gatewayUrl}/api/v1/accounts/${acc.accountId}`, { method: 'PATCH', headers: { api_access_token: acc.admin.token, 'content-type': type }, body });
 
     it('when a body is form-encoded (flat or Rails-wrapped) or JSON sent with curl\'s default form type, then it is read', async () => {
-      expect((await (await send('name=Form+Co', 'application/x-www-form-urlencoded')).json()).name).toBe('Form Co');
-      expect((await (await send('account%5Bname%5D=Wrapped+Co', 'application/x-www-form-urlencoded')).json()).name).toBe('Wrapped Co');
-      expect((await (await send('{"name":"Curl Co"}', 'application/x-www-form-urlencoded')).json()).name).toBe('Curl Co');
+      expect((await (await send('name=Form+Co', 'application/x-www-form-urlencoded')).json() as { name: string }).name).toBe('Form Co');
+      expect((await (await send('account%5Bname%5D=Wrapped+Co', 'application/x-www-form-urlencoded')).json() as { name: string }).name).toBe('Wrapped Co');
+      expect((await (await send('{"name":"Curl Co"}', 'application/x-www-form-urlencoded')).json() as { name: string }).name).toBe('Curl Co');
     });
 
     it('when a body has a type that is neither JSON, a form nor multipart, then 415 with the Error body instead of being read as empty', async () => {
