@@ -17,3 +17,4 @@ export * from './events/envelope';
 export * from './events/catalogue';
 export * from './openapi';
 export * from './uploads';
+export * from './routes';

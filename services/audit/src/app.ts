@@ -1,10 +1,10 @@
 import type { Express } from 'express';
-import { createServiceApp, type ServiceDeps } from '@parley/shared';
+import { createServiceApp, routesRouter, type ServiceDeps } from '@parley/shared';
 import type { AuditConfig } from './config';
-import { auditLogsRouter } from './audit-logs/routes';
+import { routes } from './routes';
 
 export function createApp(deps: ServiceDeps<AuditConfig>): Express {
   return createServiceApp(deps, (app) => {
-    app.use('/api/v1/accounts/:account_id/audit_logs', auditLogsRouter(deps.pool));
+    app.use(routesRouter(routes, deps));
   });
 }

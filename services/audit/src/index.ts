@@ -1,4 +1,4 @@
 export { auditService } from './service';
 export { auditConfigSchema, readConfig, type AuditConfig } from './config';
 export { createApp } from './app';
-export { operations } from './openapi';
+export { routes } from './routes';
