@@ -33,6 +33,14 @@ export const baseConfigSchema = z.object({
   HELPCENTER_URL: z.string().url().default('http://127.0.0.1:3003'),
   AUTOMATION_URL: z.string().url().default('http://127.0.0.1:3004'),
   AUDIT_URL: z.string().url().default('http://127.0.0.1:3005'),
+  /**
+   * Timeout of one lookup on a peer's internal API (a read-through of a record the local
+   * projection lacks). After a lenient lookup fails other than by 404, that kind of record is not
+   * asked for again for PEER_LOOKUP_BACKOFF_MS (readers show it minimal), so a hung peer costs
+   * one timeout per backoff window, not one per read.
+   */
+  PEER_LOOKUP_TIMEOUT_MS: z.coerce.number().int().min(50).max(60_000).default(3000),
+  PEER_LOOKUP_BACKOFF_MS: z.coerce.number().int().min(0).default(10_000),
 });
 
 export type BaseConfig = z.infer<typeof baseConfigSchema>;

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { AmqpConnection, createLogger, parseEnvelope, type EventEnvelope } from '@parley/shared';
 import { infra } from './infra';
 import { waitFor } from './helpers';
@@ -68,5 +69,25 @@ export function createBus(namespace: string): TestBus {
       }
     },
     close: () => conn.close(),
+  };
+}
+
+/**
+ * An envelope whose data skips the contract check `writeEvent` makes: what a broken or foreign
+ * producer could still put on the bus, for tests of dead-lettering.
+ */
+export function malformedEnvelope(type: string, accountId: number | null, data: Record<string, unknown>): EventEnvelope {
+  return {
+    id: randomUUID(),
+    type,
+    version: 1,
+    occurred_at: new Date().toISOString(),
+    account_id: accountId,
+    actor: { type: 'system', id: 'test' },
+    request_id: randomUUID(),
+    causation_id: null,
+    data,
+    changes: null,
+    meta: { ip: null },
   };
 }

@@ -86,22 +86,3 @@ export async function fetchJson<T = any>(url: string, method: string, headers: R
   }
   return { status: res.status, body: parsed as T, text, headers: res.headers };
 }
-
-/** The gateway's `Agent` (docs/contracts.md), as `agent.*` events and the internal API carry it. */
-export function agentSnapshot(accountId: number, id: number, fields: Record<string, unknown> = {}): Record<string, any> {
-  return {
-    id,
-    account_id: accountId,
-    availability_status: 'online',
-    auto_offline: true,
-    confirmed: true,
-    email: `agent${id}@example.com`,
-    provider: 'email',
-    available_name: `Agent ${id}`,
-    name: `Agent ${id}`,
-    role: 'agent',
-    thumbnail: '',
-    custom_role_id: null,
-    ...fields,
-  };
-}

@@ -2,3 +2,5 @@ export * from './infra';
 export * from './harness';
 export * from './helpers';
 export * from './events';
+export * from './fixtures';
+export * from './peer-stub';

@@ -1,5 +1,5 @@
 import type { RunningService } from '@parley/shared';
-import { asCaller, createTestEnv, randomAccountId, startTestService, waitFor, type CtxInput, type TestEnv } from '@parley/testkit';
+import { asCaller, createTestEnv, randomAccountId, startTestService, teamFixture, waitFor, type CtxInput, type TestEnv } from '@parley/testkit';
 import { auditConfigSchema, auditService, type AuditConfig } from '../src';
 import { createBus, envelope, type TestBus } from './bus';
 
@@ -154,7 +154,7 @@ describe('GET /api/v1/accounts/:account_id/audit_logs (service level)', () => {
   it('when many events for one auditable arrive together, then versions are 1..n without gaps or repeats', async () => {
     const acc = randomAccountId();
     const n = 15;
-    const events = Array.from({ length: n }, (_, i) => envelope({ type: 'team.updated', accountId: acc, data: { id: 77, name: `t${i}` }, changes: { name: [`t${i - 1}`, `t${i}`] } }));
+    const events = Array.from({ length: n }, (_, i) => envelope({ type: 'team.updated', accountId: acc, data: teamFixture(acc, 77, { name: `t${i}` }), changes: { name: [`t${i - 1}`, `t${i}`] } }));
     await bus.publish(...events);
     await waitFor(async () => (await get(acc)).body.total_entries === n, { what: `${n} entries` });
     const versions = (await get(acc)).body.audit_logs.map((e: any) => e.version).sort((a: number, b: number) => a - b);

@@ -34,20 +34,5 @@ export function envelope(input: EventInput): EventEnvelope {
   return ev;
 }
 
-/** A conversation snapshot good enough for the catalogue's conversation schema. */
-export function conversationSnapshot(accountId: number, id: number): Record<string, unknown> {
-  return {
-    id,
-    display_id: id,
-    account_id: accountId,
-    inbox_id: 1,
-    status: 'open',
-    priority: null,
-    labels: [],
-    assignee_id: null,
-    team_id: null,
-    contact_id: 1,
-    custom_attributes: {},
-    additional_attributes: {},
-  };
-}
+/** A conversation snapshot (the testkit's contract-checked fixture). */
+export { conversationFixture as conversationSnapshot } from '@parley/testkit';

@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { EventEnvelope, EventType, RunningService } from '@parley/shared';
-import { asCaller, createTestEnv, randomAccountId, startTestService, waitFor, type TestEnv } from '@parley/testkit';
+import { accountFixture, asCaller, contactFixture, createTestEnv, eventFixture, inboxFixture, randomAccountId, startTestService, teamFixture, waitFor, type TestEnv } from '@parley/testkit';
 import { auditConfigSchema, auditService, type AuditConfig } from '../src';
-import { AUDITED_EVENT_TYPES, auditRuleFor, REDACTED, type AuditRule } from '../src/audit-logs/mapping';
+import { AUDITED_EVENT_TYPES, auditRuleFor, redact, REDACTED, type AuditRule } from '../src/audit-logs/mapping';
 import { conversationSnapshot, createBus, envelope, type TestBus } from './bus';
 
 /*
@@ -53,10 +53,7 @@ describe('audit consumer: one entry per auditable event', () => {
     await waitFor(async () => (await list(markerAccount, '?auditable_type=Label')).audit_logs.some((e: any) => e.auditable_id === id), { what: `marker ${id}` });
   }
 
-  function dataFor(type: string, accountId: number, id: number): Record<string, unknown> {
-    if (type.startsWith('conversation.')) return conversationSnapshot(accountId, id);
-    return { id, account_id: accountId, name: `thing ${id}`, description: null };
-  }
+  const dataFor = (type: string, accountId: number, id: number): Record<string, unknown> => eventFixture(type as EventType, accountId, id);
 
   it('when every auditable event type arrives once, then each yields exactly one entry with its action, changes, user, request id and address', async () => {
     const accountId = randomAccountId();
@@ -82,14 +79,15 @@ describe('audit consumer: one entry per auditable event', () => {
         id: expect.any(Number),
         auditable_id: ev.data['id'],
         auditable_type: auditableType,
-        auditable: ev.data,
+        // Real snapshots carry secrets (an inbox's hmac_token); the redaction test below covers them.
+        auditable: redact(ev.data),
         associated_id: accountId,
         associated_type: 'Account',
         user_id: 7,
         user_type: 'User',
         username: 'ada@example.com',
         action,
-        audited_changes: action === 'update' ? ev.changes : ev.data,
+        audited_changes: action === 'update' ? ev.changes : redact(ev.data),
         version: 1,
         comment: '',
         request_uuid: ev.request_id,
@@ -114,7 +112,7 @@ describe('audit consumer: one entry per auditable event', () => {
 
   it('when an event is replayed after its processed_events row is gone, then the unique event id still keeps one entry', async () => {
     const accountId = randomAccountId();
-    const ev = envelope({ type: 'team.created', accountId, data: { id: 9, name: 'Support' } });
+    const ev = envelope({ type: 'team.created', accountId, data: teamFixture(accountId, 9, { name: 'Support' }) });
     await bus.publish(ev);
     await drain();
     // As after pruning the dedupe table, or a restore: only the entry's own key is left.
@@ -133,12 +131,12 @@ describe('audit consumer: one entry per auditable event', () => {
     await bus.publish(
       // `team.changed` is a conversation event, not a Team one.
       envelope({ type: 'team.changed', accountId, data: conversationSnapshot(accountId, 3) }),
-      envelope({ type: 'contact.updated', accountId, data: { id: 4, name: 'Carol' }, changes: { name: ['C', 'Carol'] } }),
+      envelope({ type: 'contact.updated', accountId, data: contactFixture(accountId, 4, { name: 'Carol' }), changes: { name: ['C', 'Carol'] } }),
       envelope({ type: 'conversation.created', accountId, data: conversationSnapshot(accountId, 5) }),
-      envelope({ type: 'account.created', accountId, data: { id: accountId, name: 'Acme' } }),
+      envelope({ type: 'account.created', accountId, data: accountFixture(accountId, { name: 'Acme' }) }),
     );
     // A real, auditable event after them, so the test sees the account's entries at all.
-    const ok = envelope({ type: 'contact.deleted', accountId, data: { id: 4, name: 'Carol' } });
+    const ok = envelope({ type: 'contact.deleted', accountId, data: contactFixture(accountId, 4, { name: 'Carol' }) });
     await bus.publish(ok);
     await drain();
     const body = await list(accountId);
@@ -148,17 +146,22 @@ describe('audit consumer: one entry per auditable event', () => {
 
   it('when an event carries secrets, then they are redacted in the changes and the snapshot', async () => {
     const accountId = randomAccountId();
-    const data = { id: 11, name: 'API', hmac_token: 'hm-123', channel: { secret: 's3', webhook_url: 'https://x.test', api_token: 'tk' }, password_hint: 'p' };
-    const created = envelope({ type: 'inbox.created', accountId, data });
+    // Secrets at any depth: an inbox's hmac_token, and keys inside a contact's free-form attributes.
+    const inbox = inboxFixture(accountId, 11, { name: 'API', hmac_token: 'hm-123' });
+    const contact = contactFixture(accountId, 13, { additional_attributes: { channel: { secret: 's3', webhook_url: 'https://x.test', api_token: 'tk' }, password_hint: 'p' } });
+    const created = envelope({ type: 'inbox.created', accountId, data: inbox });
+    const gone = envelope({ type: 'contact.deleted', accountId, data: contact });
     const updated = envelope({ type: 'webhook.updated', accountId, data: { id: 12, url: 'https://h.test', secret: 'new' }, changes: { secret: ['old', 'new'], url: ['https://a.test', 'https://h.test'] } });
-    await bus.publish(created, updated);
+    await bus.publish(created, gone, updated);
     await drain();
     const entries = await allEntries(accountId);
-    const inbox = entries.find((e) => e.auditable_type === 'Inbox');
+    const inboxEntry = entries.find((e) => e.auditable_type === 'Inbox');
+    const contactEntry = entries.find((e) => e.auditable_type === 'Contact');
     const hook = entries.find((e) => e.auditable_type === 'Webhook');
-    const redactedInbox = { id: 11, name: 'API', hmac_token: REDACTED, channel: { secret: REDACTED, webhook_url: 'https://x.test', api_token: REDACTED }, password_hint: REDACTED };
-    expect(inbox.audited_changes).toEqual(redactedInbox);
-    expect(inbox.auditable).toEqual(redactedInbox);
+    const redactedInbox = { ...inbox, hmac_token: REDACTED };
+    expect(inboxEntry.audited_changes).toEqual(redactedInbox);
+    expect(inboxEntry.auditable).toEqual(redactedInbox);
+    expect(contactEntry.auditable.additional_attributes).toEqual({ channel: { secret: REDACTED, webhook_url: 'https://x.test', api_token: REDACTED }, password_hint: REDACTED });
     expect(hook.audited_changes).toEqual({ secret: [REDACTED, REDACTED], url: ['https://a.test', 'https://h.test'] });
     expect(hook.auditable).toEqual({ id: 12, url: 'https://h.test', secret: REDACTED });
     const raw = await svc.deps.pool.query('SELECT audited_changes::text || auditable::text AS t FROM audit_logs WHERE account_id = $1', [accountId]);

@@ -1,11 +1,11 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { RunningService } from '@parley/shared';
-import { createTestEnv, randomAccountId, waitFor, type TestEnv } from '@parley/testkit';
+import { createTestEnv, randomAccountId, waitFor, type TestEnv, startPeerStub, userFixture, type PeerStub } from '@parley/testkit';
 import type { AutomationConfig } from '../src';
 import { apiFor, refundRule } from './helpers';
 import { contactActor, createBus, envelope, userActor, type TestBus } from './bus';
 import { startReceiver, type Received, type Receiver } from './receiver';
-import { agent, apiInbox, contact, conversation, message, startPeerStub, type PeerStub } from './stubs';
+import { agent, apiInbox, contact, conversation, message } from './fixtures';
 import { startAutomation } from './helpers';
 
 /** What a receiver does to check a delivery: HMAC over "{timestamp}.{raw body}" with the webhook's secret. */
@@ -59,9 +59,9 @@ describe('webhook delivery', () => {
   function setup() {
     const accountId = randomAccountId();
     seq += 1;
-    stub.accounts.set(accountId, { id: accountId, name: `Acme ${seq}` });
-    stub.inboxes.set(`${accountId}:1`, apiInbox(accountId, 1, { name: 'Website API' }));
-    stub.contacts.set(`${accountId}:1`, contact(accountId, 1, { name: 'Jane Doe' }));
+    stub.addAccount(accountId, { name: `Acme ${seq}` });
+    stub.addInbox(apiInbox(accountId, 1, { name: 'Website API' }));
+    stub.addContact(accountId, contact(accountId, 1, { name: 'Jane Doe' }));
     const conv = conversation(accountId, seq);
     return { accountId, conv, api: apiFor(svc, accountId) };
   }
@@ -118,8 +118,8 @@ describe('webhook delivery', () => {
 
   it('when a conversation is assigned after messages, then its payload carries Chatwoot\'s meta.assignee, meta.team and the last public message', async () => {
     const { accountId, conv, api } = setup();
-    stub.agents.set(`${accountId}:42`, agent(accountId, 42, { name: 'Ada Lovelace', available_name: 'Ada', email: 'ada@example.com', thumbnail: 'https://cdn.example.com/ada.png' }));
-    stub.teams.set(`${accountId}:3`, { id: 3, name: 'Billing', description: '', allow_auto_assign: true, account_id: accountId });
+    stub.addAgent(accountId, 42, { name: 'Ada Lovelace', available_name: 'Ada', email: 'ada@example.com', thumbnail: 'https://cdn.example.com/ada.png' });
+    stub.addTeam({ id: 3, name: 'Billing', description: '', allow_auto_assign: true, account_id: accountId });
     const rx = await receiver();
     await hook(api, rx.url, ['conversation_updated', 'message_created']);
     const incoming = message(conv, { content: 'My invoice is wrong', created_at: 1_700_000_000 });
@@ -196,7 +196,7 @@ describe('webhook delivery', () => {
       envelope('team.created', accountId, { id: 9, name: 'Escalations', description: '', allow_auto_assign: false, account_id: accountId }, { actor: userActor }),
     );
     await waitFor(async () => (await svc.deps.pool.query(`SELECT 1 FROM records WHERE account_id = $1 AND kind IN ('agent', 'team')`, [accountId])).rowCount === 2, { what: 'projections' });
-    const userRenamed = envelope('user.updated', accountId, { id: 77, name: 'Grace B. Hopper', display_name: 'Amazing Grace', email: 'grace@example.com' }, { actor: userActor });
+    const userRenamed = envelope('user.updated', accountId, userFixture(77, { name: 'Grace B. Hopper', display_name: 'Amazing Grace', email: 'grace@example.com' }), { actor: userActor });
     await bus.publish({ ...userRenamed, account_id: null });
     await waitFor(async () => (await svc.deps.pool.query(`SELECT 1 FROM records WHERE account_id = $1 AND kind = 'agent' AND data->>'name' = 'Grace B. Hopper'`, [accountId])).rowCount === 1, {
       what: 'renamed agent',

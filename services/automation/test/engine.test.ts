@@ -1,11 +1,13 @@
-import type { RunningService } from '@parley/shared';
-import { createTestEnv, randomAccountId, waitFor, type TestEnv } from '@parley/testkit';
+import type { Command, RunningService } from '@parley/shared';
+import { createTestEnv, randomAccountId, waitFor, type TestEnv, startPeerStub, type PeerStub } from '@parley/testkit';
 import type { AutomationConfig } from '../src';
 import { RuleCache } from '../src/engine/cache';
 import { idempotencyKey } from '../src/engine/commands';
 import { apiFor, refundRule, startAutomation } from './helpers';
 import { createBus, envelope, userActor, type TestBus } from './bus';
-import { contact, conversation, message, startPeerStub, type PeerStub } from './stubs';
+import { contact, conversation, message } from './fixtures';
+
+const labelsOf = (c: Command): string[] => (c.type === 'add_labels' || c.type === 'remove_labels' ? c.labels : []);
 
 /*
  * The engine driven from the bus, with the conversations command endpoint (and the contacts
@@ -37,7 +39,7 @@ describe('automation engine', () => {
     const accountId = randomAccountId();
     convSeq += 1;
     const conv = conversation(accountId, convSeq, extra);
-    stub.conversations.set(`${accountId}:${conv['id']}`, conv);
+    stub.addConversation(conv);
     return { accountId, conv, api: apiFor(svc, accountId), commandsOf: () => stub.commands.filter((c) => c.accountId === accountId) };
   }
 
@@ -111,7 +113,7 @@ describe('automation engine', () => {
     await bus.publish(envelope('message.created', accountId, message(conv, { content: 'refund' })));
     await waitFor(async () => (await runsOf(api, marker.id)).length === 1, { what: 'marker run' });
     expect(await runsOf(api, inactive.id)).toEqual([]);
-    expect(commandsOf().map((c) => c.body.command.labels)).toEqual([['marker']]);
+    expect(commandsOf().map((c) => labelsOf(c.body.command))).toEqual([['marker']]);
   });
 
   it('when an event was caused by an automation rule, then no rule runs (no loops) and the run says why', async () => {
@@ -235,24 +237,24 @@ describe('automation engine', () => {
     // Projection: a contact event first, then the conversation.
     await bus.publish(envelope('contact.created', accountId, contact(accountId, 501, { email: 'ana@vip.example', custom_attributes: { tier: 'Gold' } })));
     await waitFor(async () => (await svc.deps.pool.query("SELECT 1 FROM records WHERE account_id = $1 AND kind = 'contact' AND id = 501", [accountId])).rowCount === 1, { what: 'projected contact' });
-    const lookups = stub.contactLookups;
+    const lookups = stub.lookups.contacts;
     await bus.publish(envelope('conversation.created', accountId, conv));
     await waitFor(() => commandsOf().length === 1, { what: 'assign_team from the projected contact' });
     expect(commandsOf()[0]?.body.command).toEqual({ type: 'assign_team', team_id: 3 });
-    expect(stub.contactLookups).toBe(lookups);
+    expect(stub.lookups.contacts).toBe(lookups);
 
     // Read-through: a contact the projection has not seen yet.
     const other = setup({ contact_id: 502 });
     await createRule(other.api, { ...rule, name: 'VIP 2' });
-    stub.contacts.set(`${other.accountId}:502`, contact(other.accountId, 502, { email: 'bo@vip.example', custom_attributes: { tier: 'gold' } }));
+    stub.addContact(other.accountId, contact(other.accountId, 502, { email: 'bo@vip.example', custom_attributes: { tier: 'gold' } }));
     await bus.publish(envelope('conversation.created', other.accountId, other.conv));
     await waitFor(() => other.commandsOf().length === 1, { what: 'assign_team via read-through' });
-    expect(stub.contactLookups).toBeGreaterThan(lookups);
+    expect(stub.lookups.contacts).toBeGreaterThan(lookups);
 
     // A contact that does not match: no action, and the run shows which condition failed.
     const third = setup({ contact_id: 503 });
     const r3 = await createRule(third.api, { ...rule, name: 'VIP 3' });
-    stub.contacts.set(`${third.accountId}:503`, contact(third.accountId, 503, { email: 'cy@vip.example', additional_attributes: { country_code: 'ES' }, custom_attributes: { tier: 'gold' } }));
+    stub.addContact(third.accountId, contact(third.accountId, 503, { email: 'cy@vip.example', additional_attributes: { country_code: 'ES' }, custom_attributes: { tier: 'gold' } }));
     await bus.publish(envelope('conversation.created', third.accountId, third.conv));
     const runs = await waitFor(async () => {
       const r = await runsOf(third.api, r3.id);
@@ -306,7 +308,7 @@ describe('automation engine', () => {
     }
     await bus.publish(envelope('message.created', accountId, message(conv, { content: 'this has <w7> and <W123>' })));
     await waitFor(() => commandsOf().length === 2, { what: 'two matching rules' });
-    expect(commandsOf().map((c) => c.body.command.labels[0]).sort()).toEqual(['l123', 'l7']);
+    expect(commandsOf().map((c) => labelsOf(c.body.command)[0]).sort()).toEqual(['l123', 'l7']);
     await waitFor(async () => (await runsOf(api, ids[199] as number)).length === 1, { what: 'last rule run' });
     expect((await runsOf(api, ids[7] as number))[0]).toMatchObject({ matched: true });
     expect((await runsOf(api, ids[8] as number))[0]).toMatchObject({ matched: false });

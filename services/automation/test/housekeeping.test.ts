@@ -1,10 +1,10 @@
 import type { RunningService } from '@parley/shared';
-import { createTestEnv, randomAccountId, waitFor, type TestEnv } from '@parley/testkit';
+import { accountFixture, agentSnapshot, createTestEnv, randomAccountId, waitFor, type TestEnv } from '@parley/testkit';
 import type { AutomationConfig } from '../src';
 import { Maintenance } from '../src/maintenance';
 import { apiFor, refundRule, startAutomation } from './helpers';
 import { createBus, envelope, userActor, type TestBus } from './bus';
-import { conversation, message } from './stubs';
+import { conversation, message } from './fixtures';
 
 describe('automation housekeeping', () => {
   let env: TestEnv;
@@ -59,13 +59,13 @@ describe('automation housekeeping', () => {
     // Copies the payloads read: an agent and a conversation's last message.
     const conv = conversation(accountId, 5);
     await bus.publish(
-      envelope('agent.added', accountId, { id: 31, account_id: accountId, name: 'Ann', available_name: 'Ann', email: 'ann@example.com' }, { actor: userActor }),
+      envelope('agent.added', accountId, agentSnapshot(accountId, 31, { name: 'Ann', available_name: 'Ann', email: 'ann@example.com' }), { actor: userActor }),
       envelope('message.created', accountId, message(conv, { content: 'hello there' })),
     );
     await waitFor(async () => (await count('SELECT count(*) AS n FROM last_messages WHERE account_id = $1', [accountId])) === 1, { what: 'last message kept' });
     await waitFor(async () => (await count(`SELECT count(*) AS n FROM records WHERE account_id = $1 AND kind = 'agent'`, [accountId])) === 1, { what: 'agent kept' });
 
-    await bus.publish(envelope('account.deleted', accountId, { id: accountId, name: 'Gone Inc', status: 'active' }, { actor: userActor }));
+    await bus.publish(envelope('account.deleted', accountId, accountFixture(accountId, { name: 'Gone Inc' }), { actor: userActor }));
     await waitFor(async () => (await count('SELECT count(*) AS n FROM automation_rules WHERE account_id = $1', [accountId])) === 0, { what: 'rules gone' });
     expect(await count('SELECT count(*) AS n FROM webhooks WHERE account_id = $1', [accountId])).toBe(0);
     expect(await count('SELECT count(*) AS n FROM records WHERE account_id = $1', [accountId])).toBe(0);

@@ -1,9 +1,9 @@
 import { Client } from 'pg';
 import type { RunningService } from '@parley/shared';
-import { createTestEnv, randomAccountId, type TestEnv } from '@parley/testkit';
+import { createTestEnv, randomAccountId, type TestEnv, startPeerStub, type PeerStub } from '@parley/testkit';
 import type { AutomationConfig } from '../src';
 import { apiFor, expectError, startAutomation } from './helpers';
-import { apiInbox, startPeerStub, type PeerStub } from './stubs';
+import { apiInbox } from './fixtures';
 
 const DEFAULT_EVENTS = [
   'conversation_status_changed',
@@ -116,7 +116,7 @@ describe('webhooks API (service level)', () => {
 
   it('when the inbox_id is one of the account\'s inboxes, then the answer names it; an unknown inbox is 422', async () => {
     const accountId = randomAccountId();
-    stub.inboxes.set(`${accountId}:41`, apiInbox(accountId, 41, { name: 'Support API' }));
+    stub.addInbox(apiInbox(accountId, 41, { name: 'Support API' }));
     const api = apiFor(svc, accountId);
     const res = await api('POST', '/webhooks', { url: 'https://example.com/inbox', inbox_id: 41 });
     expect(res.status).toBe(200);

@@ -1,4 +1,4 @@
-import { asCaller, randomAccountId, uniq, waitFor } from '@parley/testkit';
+import { asCaller, conversationFixture, messageFixture, randomAccountId, uniq, waitFor } from '@parley/testkit';
 import { admin, agent, anonymous, envelope, expectError, makeInbox, outboxEvents, PNG_1X1, processed, PUBLIC_BASE, startContacts, type ContactsHarness } from './support';
 
 describe('contacts account API (service level)', () => {
@@ -47,7 +47,7 @@ describe('contacts account API (service level)', () => {
 
     it('when created with an inbox_id, then the contact_inbox gets a UUID source id (or the given one) and contact_inbox.created is written', async () => {
       const a = randomAccountId();
-      const inbox = h.stub.add(makeInbox(a));
+      const inbox = h.stub.addInbox(makeInbox(a));
       const res = await h.call('POST', base(a), { as: admin(a), body: { name: 'Bo', inbox_id: inbox.id } });
       expect(res.status).toBe(200);
       const { contact, contact_inbox } = res.body.payload;
@@ -68,7 +68,7 @@ describe('contacts account API (service level)', () => {
 
     it('when the inbox_id names no inbox of the account, then 422 naming inbox_id', async () => {
       const a = randomAccountId();
-      const other = h.stub.add(makeInbox(randomAccountId()));
+      const other = h.stub.addInbox(makeInbox(randomAccountId()));
       for (const inbox_id of [999_999_991, other.id]) expectError(await h.call('POST', base(a), { as: admin(a), body: { name: 'X', inbox_id } }), 422, 'not_found', 'inbox_id');
     });
 
@@ -210,7 +210,7 @@ describe('contacts account API (service level)', () => {
 
     it('when an administrator deletes, then {} , the contact and its contact_inboxes are gone and contact.deleted carries the snapshot', async () => {
       const a = randomAccountId();
-      const inbox = h.stub.add(makeInbox(a));
+      const inbox = h.stub.addInbox(makeInbox(a));
       const created = await h.call('POST', base(a), { as: admin(a), body: { name: 'Gone', email: 'gone@acme.test', inbox_id: inbox.id } });
       const c = created.body.payload.contact;
       const sourceId = created.body.payload.contact_inbox.source_id;
@@ -298,7 +298,7 @@ describe('contacts account API (service level)', () => {
     it('when sorted by last_activity_at, then the newest activity (from incoming messages) leads and inactive contacts trail', async () => {
       const [x, y] = [made[4]!, made[9]!];
       const t = Math.floor(Date.now() / 1000);
-      const message = (contactId: number, at: number) => ({ id: Math.floor(Math.random() * 1e9), conversation_id: 1, message_type: 0, content: 'hi', private: false, sender_type: 'Contact', sender_id: contactId, created_at: at });
+      const message = (contactId: number, at: number) => messageFixture(conversationFixture(a, 1, { contact_id: contactId }), { id: Math.floor(Math.random() * 1e9), content: 'hi', sender_type: 'Contact', sender_id: contactId, created_at: at });
       await h.bus.publish(envelope('message.created', a, message(x.id, t - 100)), envelope('message.created', a, message(y.id, t - 10)));
       // An outgoing message is not the contact's activity.
       await h.bus.publish(envelope('message.created', a, { ...message(made[0]!.id, t), message_type: 1, sender_type: 'User', sender_id: 3 }));
@@ -422,7 +422,7 @@ describe('contacts account API (service level)', () => {
 
     it('when a contact inbox is added, then the same inbox gives back the same pair and a taken source id is 422', async () => {
       const a = randomAccountId();
-      const inbox = h.stub.add(makeInbox(a));
+      const inbox = h.stub.addInbox(makeInbox(a));
       const c = await create(a, { email: 'ci@acme.test' });
       const other = await create(a, { email: 'ci2@acme.test' });
       const first = await h.call('POST', `${base(a)}/${c.id}/contact_inboxes`, { as: agent(a), body: { inbox_id: inbox.id } });

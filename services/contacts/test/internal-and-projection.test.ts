@@ -1,4 +1,4 @@
-import { randomAccountId, waitFor } from '@parley/testkit';
+import { malformedEnvelope, randomAccountId, waitFor } from '@parley/testkit';
 import { admin, agent, anonymous, envelope, expectError, makeInbox, outboxEvents, processed, service, startContacts, type ContactsHarness } from './support';
 
 describe('internal API for the conversations service (docs/contracts.md)', () => {
@@ -45,7 +45,7 @@ describe('internal API for the conversations service (docs/contracts.md)', () =>
 
   it('when resolved with a contact_id, then the pair is found or created once, even under concurrent calls', async () => {
     const a = randomAccountId();
-    const inbox = h.stub.add(makeInbox(a));
+    const inbox = h.stub.addInbox(makeInbox(a));
     const c = await createContact(a, { email: 'res@acme.test' });
     const answers = await Promise.all(Array.from({ length: 6 }, () => resolve(a, { inbox_id: inbox.id, contact_id: c.id })));
     expect(answers.map((r) => r.status)).toEqual([200, 200, 200, 200, 200, 200]);
@@ -65,7 +65,7 @@ describe('internal API for the conversations service (docs/contracts.md)', () =>
 
   it('when the source id belongs to another contact in the inbox, then 422 naming source_id', async () => {
     const a = randomAccountId();
-    const inbox = h.stub.add(makeInbox(a));
+    const inbox = h.stub.addInbox(makeInbox(a));
     const c1 = await createContact(a, { email: 'one@acme.test' });
     const c2 = await createContact(a, { email: 'two@acme.test' });
     await resolve(a, { inbox_id: inbox.id, contact_id: c1.id, source_id: 'shared' });
@@ -74,7 +74,7 @@ describe('internal API for the conversations service (docs/contracts.md)', () =>
 
   it('when resolved without a contact_id, then only an existing pair is answered, else 404', async () => {
     const a = randomAccountId();
-    const inbox = h.stub.add(makeInbox(a));
+    const inbox = h.stub.addInbox(makeInbox(a));
     const c = await createContact(a, { email: 'look@acme.test' });
     await resolve(a, { inbox_id: inbox.id, contact_id: c.id, source_id: 'lookup-1' });
     const found = await resolve(a, { inbox_id: inbox.id, source_id: 'lookup-1' });
@@ -89,7 +89,7 @@ describe('internal API for the conversations service (docs/contracts.md)', () =>
 
   it('when a pair is looked up by inbox and source id, then {contact_inbox, contact}; unknown is 404', async () => {
     const a = randomAccountId();
-    const inbox = h.stub.add(makeInbox(a));
+    const inbox = h.stub.addInbox(makeInbox(a));
     const c = await createContact(a, { email: 'pair@acme.test' });
     await resolve(a, { inbox_id: inbox.id, contact_id: c.id, source_id: 'with space/and slash' });
     const res = await h.call('GET', `/internal/inboxes/${inbox.id}/contact_inboxes/${encodeURIComponent('with space/and slash')}`, { as: service });
@@ -134,9 +134,9 @@ describe('inbox projection (inbox.* and inbox_member.* events)', () => {
 
   it('when inbox.deleted arrives, then the inbox is unknown and its contact inboxes go, the contacts stay', async () => {
     const a = randomAccountId();
-    const inbox = h.stub.add(makeInbox(a));
+    const inbox = h.stub.addInbox(makeInbox(a));
     const created = await h.call('POST', `/public/api/v1/inboxes/${inbox.identifier}/contacts`, { as: anonymous, body: { email: 'stay@acme.test' } });
-    h.stub.inboxes.delete(inbox.id);
+    h.stub.removeInbox(inbox);
     const ev = envelope('inbox.deleted', a, { ...inbox });
     await h.bus.publish(ev);
     await processed(h.db, ev.id);
@@ -177,7 +177,7 @@ describe('inbox projection (inbox.* and inbox_member.* events)', () => {
     const ev = envelope('inbox.created', a, { ...inbox });
     await h.bus.publish(ev, ev);
     await processed(h.db, ev.id);
-    const bad = envelope('inbox.created', a, { id: 5, name: 'no account' });
+    const bad = malformedEnvelope('inbox.created', a, { id: 5, name: 'no account' });
     const next = envelope('inbox_member.added', a, { id: 2, inbox_id: inbox.id, user_id: 9 });
     await h.bus.publish(bad, next);
     await processed(h.db, next.id);

@@ -1,6 +1,7 @@
 import { createHmac } from 'node:crypto';
 import { randomAccountId, uniq } from '@parley/testkit';
-import { admin, anonymous, expectError, makeInbox, outboxEvents, PNG_1X1, PUBLIC_BASE, startContacts, type ContactsHarness, type StubInbox } from './support';
+import { admin, anonymous, expectError, makeInbox, outboxEvents, PNG_1X1, PUBLIC_BASE, startContacts, type ContactsHarness } from './support';
+import type { Inbox } from '@parley/shared';
 
 const hmac = (key: string, identifier: string) => createHmac('sha256', key).update(identifier).digest('hex');
 
@@ -11,14 +12,14 @@ describe('public contact API (SPEC 5, service level)', () => {
   });
   afterAll(() => h?.close());
 
-  const path = (inbox: StubInbox, rest = '') => `/public/api/v1/inboxes/${inbox.identifier}/contacts${rest}`;
-  const post = (inbox: StubInbox, body: Record<string, unknown>) => h.call('POST', path(inbox), { as: anonymous, body });
-  const verifiedOf = async (inbox: StubInbox, sourceId: string) =>
+  const path = (inbox: Inbox, rest = '') => `/public/api/v1/inboxes/${inbox.identifier}/contacts${rest}`;
+  const post = (inbox: Inbox, body: Record<string, unknown>) => h.call('POST', path(inbox), { as: anonymous, body });
+  const verifiedOf = async (inbox: Inbox, sourceId: string) =>
     (await h.db.query<{ hmac_verified: boolean }>('SELECT hmac_verified FROM contacts.contact_inboxes WHERE inbox_id = $1 AND source_id = $2', [inbox.id, sourceId])).rows[0]?.hmac_verified;
 
   it('when a client creates a contact, then {id, source_id, name, email, phone_number, pubsub_token} and the contact exists in the account', async () => {
     const a = randomAccountId();
-    const inbox = h.stub.add(makeInbox(a));
+    const inbox = h.stub.addInbox(makeInbox(a));
     const res = await post(inbox, { name: 'Web Visitor', email: 'Visit@Acme.test', phone_number: '+14155550100', custom_attributes: { plan: 'trial' }, additional_attributes: { city: 'ignored' } });
     expect(res.status).toBe(200);
     expect(res.body).toEqual({ id: expect.any(Number), source_id: expect.stringMatching(/^[0-9a-f-]{36}$/), name: 'Web Visitor', email: 'visit@acme.test', phone_number: '+14155550100', pubsub_token: expect.any(String) });
@@ -32,7 +33,7 @@ describe('public contact API (SPEC 5, service level)', () => {
 
   it('when no name is given, then a visitor name is made up; blank fields are no value', async () => {
     const a = randomAccountId();
-    const inbox = h.stub.add(makeInbox(a));
+    const inbox = h.stub.addInbox(makeInbox(a));
     const res = await post(inbox, { email: '', phone_number: ' ' });
     expect(res.status).toBe(200);
     expect(res.body.name).toMatch(/^[a-z]+-[a-z]+-\d{3}$/);
@@ -41,7 +42,7 @@ describe('public contact API (SPEC 5, service level)', () => {
 
   it('when the same person comes back by identifier, email or phone, then the same contact gets a new contact inbox', async () => {
     const a = randomAccountId();
-    const inbox = h.stub.add(makeInbox(a));
+    const inbox = h.stub.addInbox(makeInbox(a));
     const first = await post(inbox, { identifier: 'u-1', email: 'same@acme.test', phone_number: '+14155550111' });
     for (const body of [{ identifier: 'u-1' }, { email: 'SAME@acme.test' }, { phone_number: '+14155550111' }]) {
       const again = await post(inbox, body);
@@ -60,7 +61,7 @@ describe('public contact API (SPEC 5, service level)', () => {
   it('when a client sends the same new source id twice at once (a retried request), then both answers are the one pair', async () => {
     for (let i = 0; i < 3; i++) {
       const a = randomAccountId();
-      const inbox = h.stub.add(makeInbox(a));
+      const inbox = h.stub.addInbox(makeInbox(a));
       const sourceId = uniq('retry');
       const [x, y] = await Promise.all([post(inbox, { source_id: sourceId, name: 'Twice' }), post(inbox, { source_id: sourceId, name: 'Twice' })]);
       expect([x.status, y.status]).toEqual([200, 200]);
@@ -71,7 +72,7 @@ describe('public contact API (SPEC 5, service level)', () => {
 
   it('when the same new identifier arrives twice at once, then one contact gets two contact inboxes', async () => {
     const a = randomAccountId();
-    const inbox = h.stub.add(makeInbox(a));
+    const inbox = h.stub.addInbox(makeInbox(a));
     const identifier = uniq('same-user');
     const [x, y] = await Promise.all([post(inbox, { identifier }), post(inbox, { identifier })]);
     expect([x.status, y.status]).toEqual([200, 200]);
@@ -82,7 +83,7 @@ describe('public contact API (SPEC 5, service level)', () => {
 
   it('when a correct identifier_hash comes with the identifier, then the contact inbox is verified', async () => {
     const a = randomAccountId();
-    const inbox = h.stub.add(makeInbox(a));
+    const inbox = h.stub.addInbox(makeInbox(a));
     const identifier = uniq('user');
     const res = await post(inbox, { identifier, identifier_hash: hmac(inbox.hmac_token, identifier), name: 'Verified' });
     expect(res.status).toBe(200);
@@ -96,8 +97,8 @@ describe('public contact API (SPEC 5, service level)', () => {
 
   it('when the identifier_hash is wrong, or missing where the inbox makes it mandatory, then 401 with the Error body and nothing is created', async () => {
     const a = randomAccountId();
-    const inbox = h.stub.add(makeInbox(a));
-    const strict = h.stub.add(makeInbox(a, { hmac_mandatory: true }));
+    const inbox = h.stub.addInbox(makeInbox(a));
+    const strict = h.stub.addInbox(makeInbox(a, { hmac_mandatory: true }));
     expectError(await post(inbox, { identifier: 'x', identifier_hash: hmac(inbox.hmac_token, 'y') }), 401, 'invalid_identifier_hash', 'identifier_hash');
     expectError(await post(inbox, { identifier: 'x', identifier_hash: hmac('another-key', 'x') }), 401, 'invalid_identifier_hash');
     expectError(await post(inbox, { identifier: 'x', identifier_hash: 'zz' }), 401, 'invalid_identifier_hash');
@@ -111,7 +112,7 @@ describe('public contact API (SPEC 5, service level)', () => {
 
   it('when shown by source id with a correct hash, then the pair is verified; a hash for another identifier is 401', async () => {
     const a = randomAccountId();
-    const inbox = h.stub.add(makeInbox(a));
+    const inbox = h.stub.addInbox(makeInbox(a));
     const created = await post(inbox, { identifier: 'show-1', name: 'Shown' });
     const src = created.body.source_id;
     const plain = await h.call('GET', path(inbox, `/${src}`), { as: anonymous });
@@ -128,7 +129,7 @@ describe('public contact API (SPEC 5, service level)', () => {
 
   it('when updated, then blanks are ignored, custom attributes merge, identifier is not changed, and the raw contact is answered', async () => {
     const a = randomAccountId();
-    const inbox = h.stub.add(makeInbox(a));
+    const inbox = h.stub.addInbox(makeInbox(a));
     const created = await post(inbox, { identifier: 'up-1', name: 'Before', email: 'before@acme.test', custom_attributes: { a: 1 } });
     const res = await h.call('PATCH', path(inbox, `/${created.body.source_id}`), { as: anonymous, body: { name: 'After', email: '', identifier: 'hijack', custom_attributes: { b: 2 } } });
     expect(res.status).toBe(200);
@@ -161,7 +162,7 @@ describe('public contact API (SPEC 5, service level)', () => {
 
   it('when an update takes another contact\'s email, then 409 naming email (no silent merge)', async () => {
     const a = randomAccountId();
-    const inbox = h.stub.add(makeInbox(a));
+    const inbox = h.stub.addInbox(makeInbox(a));
     await post(inbox, { email: 'owner@acme.test' });
     const me = await post(inbox, { email: 'me@acme.test' });
     expectError(await h.call('PATCH', path(inbox, `/${me.body.source_id}`), { as: anonymous, body: { email: 'owner@acme.test' } }), 409, 'taken', 'email');
@@ -170,7 +171,7 @@ describe('public contact API (SPEC 5, service level)', () => {
 
   it('when an avatar is uploaded with the create form, then the thumbnail serves it; a non-image is 422', async () => {
     const a = randomAccountId();
-    const inbox = h.stub.add(makeInbox(a));
+    const inbox = h.stub.addInbox(makeInbox(a));
     const form = new FormData();
     form.set('name', 'Has Face');
     form.set('avatar', new Blob([PNG_1X1], { type: 'image/png' }), 'face.png');
@@ -187,20 +188,20 @@ describe('public contact API (SPEC 5, service level)', () => {
 
   it('when the inbox or the source id is unknown, then 404 with the Error body', async () => {
     const a = randomAccountId();
-    const inbox = h.stub.add(makeInbox(a));
+    const inbox = h.stub.addInbox(makeInbox(a));
     expectError(await h.call('POST', '/public/api/v1/inboxes/no-such-inbox/contacts', { as: anonymous, body: {} }), 404, 'not_found', 'inbox_identifier');
     expectError(await h.call('POST', '/public/api/v1/inboxes/bad%20id!/contacts', { as: anonymous, body: {} }), 404, 'not_found');
     expectError(await h.call('GET', path(inbox, '/no-such-source'), { as: anonymous }), 404, 'not_found', 'contact_identifier');
     expectError(await h.call('PATCH', path(inbox, '/no-such-source'), { as: anonymous, body: { name: 'x' } }), 404, 'not_found');
     // A source id of another inbox is not this inbox's.
-    const other = h.stub.add(makeInbox(a));
+    const other = h.stub.addInbox(makeInbox(a));
     const there = await post(other, { email: 'there@acme.test' });
     expectError(await h.call('GET', path(inbox, `/${there.body.source_id}`), { as: anonymous }), 404, 'not_found');
   });
 
   it('when the body is invalid, then 422 names the field; malformed JSON is 400', async () => {
     const a = randomAccountId();
-    const inbox = h.stub.add(makeInbox(a));
+    const inbox = h.stub.addInbox(makeInbox(a));
     expectError(await post(inbox, { email: 'nope' }), 422, undefined, 'email');
     expectError(await post(inbox, { phone_number: '555' }), 422, undefined, 'phone_number');
     expectError(await post(inbox, { custom_attributes: { a: { b: 1 } } }), 422, undefined, 'custom_attributes.a');
@@ -210,12 +211,12 @@ describe('public contact API (SPEC 5, service level)', () => {
 
   it('when the conversations service does not know the inbox yet, then the lookup reads through once and remembers it', async () => {
     const a = randomAccountId();
-    const inbox = h.stub.add(makeInbox(a));
+    const inbox = h.stub.addInbox(makeInbox(a));
     const before = h.stub.calls.length;
     await post(inbox, { email: 'rt1@acme.test' });
     await post(inbox, { email: 'rt2@acme.test' });
     const asked = h.stub.calls.slice(before).filter((p) => p.includes(inbox.identifier));
-    expect(asked).toEqual([`/internal/inboxes/by_identifier/${inbox.identifier}`]);
+    expect(asked).toEqual([`GET /internal/inboxes/by_identifier/${inbox.identifier}`]);
   });
 
   it('when made-up inbox identifiers are tried again and again, then the conversations service is asked once per identifier', async () => {

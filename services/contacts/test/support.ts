@@ -1,107 +1,20 @@
-import { randomBytes, randomUUID } from 'node:crypto';
-import type { Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import express from 'express';
+import { randomUUID } from 'node:crypto';
 import { Client } from 'pg';
-import { AmqpConnection, buildEnvelope, createLogger, verifyContext, type Actor, type EventEnvelope, type EventType, type RunningService } from '@parley/shared';
-import { asCaller, createTestEnv, infra, startTestService, TEST_SECRET, waitFor, type CtxInput, type TestEnv } from '@parley/testkit';
+import { buildEnvelope, type Actor, type EventEnvelope, type EventType, type Inbox, type RunningService } from '@parley/shared';
+import { asCaller, createBus, createTestEnv, inboxFixture, startPeerStub, startTestService, waitFor, type CtxInput, type PeerStub, type TestBus, type TestEnv } from '@parley/testkit';
 import { contactsConfigSchema, contactsService, type ContactsConfig } from '../src';
 
-/** docs/contracts.md `Inbox`, as the conversations service answers it. */
-export interface StubInbox {
-  id: number;
-  account_id: number;
-  name: string;
-  channel_type: string;
-  channel_id: number;
-  identifier: string;
-  hmac_token: string;
-  hmac_mandatory: boolean;
-  webhook_url: string | null;
-  avatar_url: string;
-  provider: string | null;
-}
-
 let inboxSeq = 0;
-export function makeInbox(accountId: number, extra: Partial<StubInbox> = {}): StubInbox {
+/** An Inbox as the conversations service publishes it, with an id unique to this process. */
+export function makeInbox(accountId: number, extra: Partial<Inbox> = {}): Inbox {
   inboxSeq += 1;
-  const id = 50_000 + Math.floor(Math.random() * 1_000_000) * 10 + (inboxSeq % 10);
-  return {
-    id,
-    account_id: accountId,
-    name: `Inbox ${id}`,
-    channel_type: 'Channel::Api',
-    channel_id: id,
-    identifier: randomBytes(12).toString('base64url'),
-    hmac_token: randomBytes(16).toString('hex'),
-    hmac_mandatory: false,
-    webhook_url: null,
-    avatar_url: '',
-    provider: null,
-    ...extra,
-  };
-}
-
-/**
- * The two internal inbox lookups of the conversations service (docs/contracts.md), served
- * from a map the test fills. It checks the caller signs as a service, as the real one does.
- */
-export interface ConversationsStub {
-  url: string;
-  inboxes: Map<number, StubInbox>;
-  /** Paths asked, in order (to see when a read-through happened). */
-  calls: string[];
-  add(inbox: StubInbox): StubInbox;
-  close(): Promise<void>;
-}
-
-export async function startConversationsStub(): Promise<ConversationsStub> {
-  const inboxes = new Map<number, StubInbox>();
-  const calls: string[] = [];
-  const app = express();
-  app.use((req, res, next) => {
-    const ctx = verifyContext(req.headers, TEST_SECRET);
-    if (!ctx || ctx.actor.type !== 'service') {
-      res.status(401).json({ description: 'unsigned', errors: [{ field: '', message: 'unsigned', code: 'unauthorized' }] });
-      return;
-    }
-    calls.push(req.path);
-    next();
-  });
-  const notFound = (res: express.Response) => res.status(404).json({ description: 'Inbox could not be found', errors: [{ field: '', message: 'not found', code: 'not_found' }] });
-  app.get('/internal/inboxes/by_identifier/:identifier', (req, res) => {
-    const hit = [...inboxes.values()].find((i) => i.identifier === req.params.identifier);
-    if (!hit) return notFound(res);
-    res.json(hit);
-  });
-  app.get('/internal/accounts/:account_id/inboxes/:id', (req, res) => {
-    const hit = inboxes.get(Number(req.params.id));
-    if (!hit || hit.account_id !== Number(req.params.account_id)) return notFound(res);
-    res.json(hit);
-  });
-  const server: Server = await new Promise((resolve) => {
-    const s = app.listen(0, '127.0.0.1', () => resolve(s));
-  });
-  const port = (server.address() as AddressInfo).port;
-  return {
-    url: `http://127.0.0.1:${port}`,
-    inboxes,
-    calls,
-    add(inbox) {
-      inboxes.set(inbox.id, inbox);
-      return inbox;
-    },
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
-  };
+  return inboxFixture(accountId, 50_000 + Math.floor(Math.random() * 1_000_000) * 10 + (inboxSeq % 10), extra);
 }
 
 export interface ContactsHarness {
   env: TestEnv;
-  stub: ConversationsStub;
+  /** The conversations service's internal API (the testkit's peer stub). */
+  stub: PeerStub;
   svc: RunningService<ContactsConfig>;
   bus: TestBus;
   db: Client;
@@ -114,7 +27,7 @@ export const PUBLIC_BASE = 'https://chat.example.test';
 /** The contacts service on a fresh database, pointed at a conversations stub. */
 export async function startContacts(extra: Record<string, unknown> = {}): Promise<ContactsHarness> {
   const env = await createTestEnv();
-  const stub = await startConversationsStub();
+  const stub = await startPeerStub();
   const svc = await startTestService(contactsService, contactsConfigSchema.parse({ ...env.config, CONVERSATIONS_URL: stub.url, PUBLIC_BASE_URL: PUBLIC_BASE, ...extra }));
   const bus = createBus(env.namespace);
   const db = new Client({ connectionString: env.db.url });
@@ -204,24 +117,6 @@ export async function outboxEvents(db: Client, accountId: number, type?: string)
 /** Waits until the contacts consumer has committed the effect of this event. */
 export async function processed(db: Client, eventId: string): Promise<void> {
   await waitFor(async () => (await db.query('SELECT 1 FROM contacts.processed_events WHERE event_id = $1', [eventId])).rowCount === 1, { what: `event ${eventId} processed` });
-}
-
-/** Test publisher: envelopes straight onto the file's exchange, as another service's relay would. */
-export interface TestBus {
-  publish(...events: EventEnvelope[]): Promise<void>;
-  close(): Promise<void>;
-}
-
-export function createBus(namespace: string): TestBus {
-  const conn = new AmqpConnection(infra().amqpUrl, createLogger('contacts-test-bus', 'silent'), namespace);
-  return {
-    async publish(...events) {
-      const ch = await conn.confirmChannel();
-      for (const ev of events) ch.publish(conn.exchange, ev.type, Buffer.from(JSON.stringify(ev)), { persistent: true, contentType: 'application/json', messageId: ev.id });
-      await ch.waitForConfirms();
-    },
-    close: () => conn.close(),
-  };
 }
 
 export function envelope(type: EventType, accountId: number, data: Record<string, unknown>, opts: { occurredAt?: Date; actor?: Actor } = {}): EventEnvelope {

@@ -1,4 +1,4 @@
-import { waitFor } from '@parley/testkit';
+import { malformedEnvelope, waitFor } from '@parley/testkit';
 import { agentData, envelope } from './bus';
 import { addMember, createConversation, createInbox, expectError } from './fixtures';
 import { startHarness, type Harness, type TestAccount } from './harness';
@@ -358,7 +358,7 @@ describe('conversations (service level)', () => {
     });
 
     it('when a malformed identity event arrives, then it is dead-lettered', async () => {
-      const ev = envelope('agent.removed', acc.accountId, { id: 'not-a-number' as unknown as number });
+      const ev = malformedEnvelope('agent.removed', acc.accountId, { id: 'not-a-number' });
       await h.bus.publish(ev);
       await waitFor(async () => (await h.bus.messageCount('conversations.projections.dead')) > 0, { what: 'dead letter' });
     });

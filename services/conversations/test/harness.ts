@@ -1,8 +1,7 @@
 import type { RunningService } from '@parley/shared';
-import { asCaller, createTestEnv, randomAccountId, startTestService, waitFor, type CtxInput, type TestEnv } from '@parley/testkit';
+import { asCaller, createTestEnv, randomAccountId, startPeerStub, startTestService, waitFor, type CtxInput, type PeerStub, type TestEnv } from '@parley/testkit';
 import { conversationsConfigSchema, conversationsService, type ConversationsConfig } from '../src';
 import { agentData, createBus, envelope, type TestBus } from './bus';
-import { startContactsStub, type ContactsStub } from './contacts-stub';
 
 export interface Res {
   status: number;
@@ -35,12 +34,13 @@ export interface TestAccount {
 
 /**
  * The conversations service on its own: a per-file database and bus namespace, the contacts
- * internal API stubbed, the gateway's internal API unreachable (identity comes from events).
+ * internal API stubbed (the testkit's peer stub), the gateway's internal API unreachable
+ * (identity comes from events).
  */
 export interface Harness {
   env: TestEnv;
   svc: RunningService<ConversationsConfig>;
-  stub: ContactsStub;
+  stub: PeerStub;
   bus: TestBus;
   call(method: string, path: string, opts?: CallOpts): Promise<Res>;
   /** Outbox events of an account, oldest first, optionally of some types. */
@@ -52,7 +52,7 @@ export interface Harness {
 
 export async function startHarness(config: Record<string, unknown> = {}): Promise<Harness> {
   const env = await createTestEnv();
-  const stub = await startContactsStub();
+  const stub = await startPeerStub();
   const svc = await startTestService(
     conversationsService,
     conversationsConfigSchema.parse({ ...env.config, CONTACTS_URL: stub.url, GATEWAY_INTERNAL_URL: 'http://127.0.0.1:9', SNOOZE_POLL_MS: 200, ...config }),
@@ -119,7 +119,7 @@ export async function startHarness(config: Record<string, unknown> = {}): Promis
     async stop() {
       await bus.close().catch(() => undefined);
       await svc.stop();
-      await stub.stop();
+      await stub.close();
       await env.close();
     },
   };

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { AmqpConnection, buildEnvelope, createLogger } from '@parley/shared';
-import { infra, randomAccountId, uniq, waitFor } from '@parley/testkit';
+import { agentSnapshot, infra, randomAccountId, uniq, waitFor } from '@parley/testkit';
 import { articleListResponse, articleResponse } from '../src/articles/schemas';
 import { apiFor, expectError, expectSchema, outboxEvents, useHelpcenter, type Api } from './helpers';
 
@@ -72,7 +72,7 @@ describe('articles API (service level)', () => {
       author: { id: AUTHOR, name: 'Ada Author', email: 'ada@example.com' },
       associated_articles: [],
     });
-    expect(hc.stub.calls).toContain(`/internal/accounts/${f.accountId}/agents/${AUTHOR}`);
+    expect(hc.stub.calls).toContain(`GET /internal/accounts/${f.accountId}/agents/${AUTHOR}`);
     expect((await f.api('GET', `/portals/${f.slug}/articles/${res.body.id}`)).body).toEqual(res.body);
     const created = await outboxEvents(hc.db, 'article.created', res.body.id);
     expect(created).toHaveLength(1);
@@ -131,11 +131,11 @@ describe('articles API (service level)', () => {
     }
     expectError(await f.api('POST', `/portals/${f.slug}/articles`, { title: 'T', content: 'C' }), 422, 'author_id');
     expectError(await f.api('POST', `/portals/${f.slug}/articles`, { title: 'T', content: 'C', author_id: 'me' }), 422, 'author_id');
-    hc.stub.failing = true;
+    hc.stub.failing.add('agents');
     try {
       expectError(await f.api('POST', `/portals/${f.slug}/articles`, { title: 'T', content: 'C', author_id: AUTHOR }), 503, undefined, 'unavailable');
     } finally {
-      hc.stub.failing = false;
+      hc.stub.failing.delete('agents');
     }
     const after = await hc.db.query('SELECT count(*)::int AS n FROM helpcenter.articles WHERE account_id = $1', [f.accountId]);
     expect(after.rows[0].n).toBe(before.rows[0].n);
@@ -344,7 +344,7 @@ describe('articles API (service level)', () => {
     try {
       const ev = buildEnvelope(
         { requestId: randomUUID(), accountId: f.accountId, actor: { type: 'user', id: 1 }, role: 'administrator', features: {}, ip: null, issuedAt: Date.now() },
-        { type: 'agent.updated', accountId: f.accountId, data: { id: AUTHOR, account_id: f.accountId, name: 'Ada Lovelace', available_name: 'Ada L.', email: 'ada@example.com', role: 'administrator' } },
+        { type: 'agent.updated', accountId: f.accountId, data: agentSnapshot(f.accountId, AUTHOR, { name: 'Ada Lovelace', available_name: 'Ada L.', email: 'ada@example.com', role: 'administrator' }) },
       );
       const ch = await conn.confirmChannel();
       ch.publish(conn.exchange, ev.type, Buffer.from(JSON.stringify(ev)), { persistent: true, contentType: 'application/json', messageId: ev.id });

@@ -1,84 +1,17 @@
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { Client } from 'pg';
 import type { z } from 'zod';
-import { verifyContext, type RunningService } from '@parley/shared';
-import { asCaller, createTestEnv, fetchJson, startTestService, TEST_SECRET, type CtxInput, type JsonResponse, type TestEnv } from '@parley/testkit';
+import type { RunningService } from '@parley/shared';
+import { asCaller, createTestEnv, fetchJson, startPeerStub, startTestService, type CtxInput, type JsonResponse, type PeerStub, type TestEnv } from '@parley/testkit';
 import { helpcenterConfigSchema, helpcenterService, type HelpcenterConfig } from '../src';
 
-/**
- * Stand-in for the gateway's internal identity API (`GET /internal/accounts/{a}/agents/{u}`,
- * docs/contracts.md), so the service can be tested alone. It checks the caller's signed
- * context like the gateway does and answers the Agent partial or the gateway's 404.
- */
-export interface IdentityStub {
-  url: string;
-  /** Makes `userId` an agent of `accountId`; returns the Agent record the stub will answer. */
-  addAgent(accountId: number, userId: number, extra?: Record<string, unknown>): Record<string, unknown>;
-  removeAgent(accountId: number, userId: number): void;
-  /** While true, every call answers 500 (the identity service is failing). */
-  failing: boolean;
-  /** Paths called so far. */
-  calls: string[];
-  close(): Promise<void>;
-}
-
-export async function startIdentityStub(): Promise<IdentityStub> {
-  const agents = new Map<string, Record<string, unknown>>();
-  const calls: string[] = [];
-  const stub = {
-    failing: false,
-    calls,
-  } as IdentityStub;
-  const send = (res: http.ServerResponse, status: number, body: unknown) => {
-    res.writeHead(status, { 'content-type': 'application/json' });
-    res.end(JSON.stringify(body));
-  };
-  const server = http.createServer((req, res) => {
-    const path = new URL(req.url ?? '/', 'http://stub').pathname;
-    calls.push(path);
-    if (!verifyContext(req.headers, TEST_SECRET)) return send(res, 401, { description: 'unsigned', errors: [{ field: '', message: 'unsigned', code: 'unauthorized' }] });
-    if (stub.failing) return send(res, 500, { description: 'boom', errors: [{ field: '', message: 'boom', code: 'internal_error' }] });
-    const m = /^\/internal\/accounts\/(\d+)\/agents\/(\d+)$/.exec(path);
-    if (!m) return send(res, 404, { description: 'No route', errors: [{ field: '', message: 'Route not found', code: 'route_not_found' }] });
-    const agent = agents.get(`${m[1]}:${m[2]}`);
-    if (!agent) return send(res, 404, { description: 'Agent could not be found', errors: [{ field: 'user_id', message: 'Agent could not be found', code: 'not_found' }] });
-    send(res, 200, agent);
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  stub.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  stub.addAgent = (accountId, userId, extra = {}) => {
-    const agent = {
-      id: userId,
-      account_id: accountId,
-      availability_status: 'online',
-      auto_offline: true,
-      confirmed: true,
-      email: `agent-${userId}@example.com`,
-      provider: 'email',
-      available_name: `Agent ${userId}`,
-      name: `Agent ${userId}`,
-      role: 'administrator',
-      thumbnail: '',
-      custom_role_id: null,
-      ...extra,
-    };
-    agents.set(`${accountId}:${userId}`, agent);
-    return agent;
-  };
-  stub.removeAgent = (accountId, userId) => void agents.delete(`${accountId}:${userId}`);
-  stub.close = () => new Promise<void>((resolve) => server.close(() => resolve()));
-  return stub;
-}
-
-export function startHelpcenter(env: TestEnv, stub: IdentityStub, overrides: Record<string, unknown> = {}): Promise<RunningService<HelpcenterConfig>> {
+export function startHelpcenter(env: TestEnv, stub: PeerStub, overrides: Record<string, unknown> = {}): Promise<RunningService<HelpcenterConfig>> {
   return startTestService(helpcenterService, helpcenterConfigSchema.parse({ ...env.config, GATEWAY_INTERNAL_URL: stub.url, ...overrides }));
 }
 
-/** What a service-level test file works with: its database, the identity stub, the service. */
+/** What a service-level test file works with: its database, the identity stub (the testkit's peer stub), the service. */
 export interface Harness {
   env: TestEnv;
-  stub: IdentityStub;
+  stub: PeerStub;
   svc: RunningService<HelpcenterConfig>;
   /** The file's database as the admin (outbox, raw rows). */
   db: Client;
@@ -92,7 +25,7 @@ export function useHelpcenter(overrides: Record<string, unknown> = {}): Harness 
   const h = {} as Harness;
   beforeAll(async () => {
     h.env = await createTestEnv();
-    h.stub = await startIdentityStub();
+    h.stub = await startPeerStub();
     h.svc = await startHelpcenter(h.env, h.stub, overrides);
     h.db = await connectDb(h.env);
   });

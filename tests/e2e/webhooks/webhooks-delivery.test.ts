@@ -1,11 +1,10 @@
 import { createHmac } from 'node:crypto';
-import { waitFor } from '@parley/testkit';
+import { conversationFixture as conversation, waitFor } from '@parley/testkit';
 import { startStack, type Stack } from '../../support/stack';
 import { seedAccount, type SeededAccount } from '../../support/factories';
 import { client } from '../../support/http';
 import { createBus, envelope, userActor, type TestBus } from '../../../services/automation/test/bus';
 import { startReceiver, type Receiver } from '../../../services/automation/test/receiver';
-import { conversation } from '../../../services/automation/test/stubs';
 
 /*
  * Deliveries of webhooks made through the gateway, fed by conversation events published on

@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import { actorSchema, type RequestContext } from '../context';
-import { eventCatalogue, type EventType } from './catalogue';
+import { describeIssues, parseContract } from '../contracts/common';
+import { eventCatalogue, type EventData, type EventType } from './catalogue';
 
 export const EXCHANGE = 'domain.events';
 export const DEAD_LETTER_EXCHANGE = 'domain.events.dlx';
@@ -26,6 +27,9 @@ export const envelopeSchema = z.object({
 });
 export type EventEnvelope = z.infer<typeof envelopeSchema>;
 
+/** An envelope whose `data` is the contract of its type (what `defineConsumer` handlers get). */
+export type TypedEnvelope<T extends EventType = EventType> = Omit<EventEnvelope, 'type' | 'data'> & { type: T; data: EventData<T> };
+
 export interface NewEvent {
   type: EventType;
   accountId: number | null;
@@ -34,10 +38,17 @@ export interface NewEvent {
   causationId?: string | null;
 }
 
-/** Builds a full envelope from the request context; the data is checked against the catalogue. */
+/** Thrown when a producer writes data its contract does not describe (a bug, never bad input). */
+export class ContractViolationError extends Error {}
+
+/**
+ * Builds a full envelope from the request context. The data must be exactly its type's contract
+ * (no missing, mistyped or unknown field), so what is published is what the contract says.
+ */
 export function buildEnvelope(ctx: RequestContext, ev: NewEvent): EventEnvelope {
-  const dataSchema = eventCatalogue[ev.type];
-  const data = dataSchema.parse(ev.data) as Record<string, unknown>;
+  const checked = eventCatalogue[ev.type].safeParse(ev.data);
+  if (!checked.success) throw new ContractViolationError(`${ev.type} data breaks its contract: ${describeIssues(checked.error, 'data')}`);
+  const data = checked.data as Record<string, unknown>;
   return {
     id: randomUUID(),
     type: ev.type,
@@ -54,7 +65,8 @@ export function buildEnvelope(ctx: RequestContext, ev: NewEvent): EventEnvelope 
 }
 
 /**
- * Validates a message off the wire: the envelope, then the data of a known type.
+ * Validates a message off the wire: the envelope, then the data of a known type against its
+ * contract (fields a newer producer added are dropped, so `data` is exactly the contract).
  * Returns an error string for poison messages instead of throwing.
  */
 export function parseEnvelope(raw: unknown): { ok: true; envelope: EventEnvelope } | { ok: false; error: string } {
@@ -62,9 +74,9 @@ export function parseEnvelope(raw: unknown): { ok: true; envelope: EventEnvelope
   if (!env.success) return { ok: false, error: env.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ') };
   const schema = (eventCatalogue as Record<string, z.ZodType>)[env.data.type];
   if (!schema) return { ok: false, error: `unknown event type ${env.data.type}` };
-  const data = schema.safeParse(env.data.data);
-  if (!data.success) return { ok: false, error: `data: ${data.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}` };
-  return { ok: true, envelope: env.data };
+  const data = parseContract(schema, env.data.data);
+  if (!data.success) return { ok: false, error: describeIssues(data.error, 'data') };
+  return { ok: true, envelope: { ...env.data, data: data.data as Record<string, unknown> } };
 }
 
 /** Diff of two flat snapshots, for `changes` (only keys whose JSON differs). */

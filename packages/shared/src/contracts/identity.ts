@@ -1,0 +1,86 @@
+import { z } from 'zod';
+import { id } from './common';
+
+/**
+ * What the identity owner (the gateway) publishes: `account.*`, `user.*`, `agent.*`, `team.*`,
+ * `team_member.*`, `agent_bot.*` events and its internal API (`/internal/accounts/...`).
+ * Producers: `services/gateway/src/identity/views.ts`.
+ */
+
+/** `account.*` data and `GET /internal/accounts/{id}`. */
+export const accountContract = z.strictObject({
+  id,
+  name: z.string(),
+  status: z.enum(['active', 'suspended']),
+  features: z.record(z.string(), z.boolean()),
+  locale: z.string(),
+});
+export type Account = z.infer<typeof accountContract>;
+
+/**
+ * `user.*` data (envelope `account_id` null: a user belongs to several accounts). `thumbnail` is
+ * the user's avatar URL (`''` without one), which is also the agent's `thumbnail` in every account.
+ */
+export const userContract = z.strictObject({
+  id,
+  name: z.string(),
+  display_name: z.string().nullable(),
+  email: z.string(),
+  thumbnail: z.string(),
+});
+export type User = z.infer<typeof userContract>;
+
+/**
+ * Chatwoot's agent partial: `agent.*` data and `GET /internal/accounts/{a}/agents[/{user_id}]`.
+ * `id` is the user's id; `available_name` is `display_name || name`.
+ */
+export const agentContract = z.strictObject({
+  id,
+  account_id: id,
+  availability_status: z.enum(['online', 'offline', 'busy']),
+  auto_offline: z.boolean(),
+  confirmed: z.boolean(),
+  email: z.string(),
+  provider: z.string(),
+  available_name: z.string(),
+  name: z.string(),
+  role: z.enum(['agent', 'administrator']),
+  thumbnail: z.string(),
+  custom_role_id: id.nullable(),
+});
+export type Agent = z.infer<typeof agentContract>;
+
+/** `team.*` data and `GET /internal/accounts/{a}/teams/{id}`. */
+export const teamContract = z.strictObject({
+  id,
+  name: z.string(),
+  description: z.string().nullable(),
+  allow_auto_assign: z.boolean(),
+  account_id: id,
+});
+export type Team = z.infer<typeof teamContract>;
+
+/** `team_member.added|removed` data (envelope `account_id` set). */
+export const teamMemberContract = z.strictObject({ id, team_id: id, user_id: id });
+export type TeamMember = z.infer<typeof teamMemberContract>;
+
+/** `agent_bot.*` data; `account_id` null for a global (Platform) bot. */
+export const agentBotEventContract = z.strictObject({
+  id,
+  account_id: id.nullable(),
+  name: z.string(),
+  description: z.string().nullable(),
+  outgoing_url: z.string().nullable(),
+});
+export type AgentBotEvent = z.infer<typeof agentBotEventContract>;
+
+/** `GET /internal/accounts/{a}/agent_bots/{id}` (the account's own bots and global ones). */
+export const agentBotContract = z.strictObject({
+  id,
+  name: z.string(),
+  description: z.string().nullable(),
+  thumbnail: z.string(),
+  outgoing_url: z.string().nullable(),
+  bot_type: z.string(),
+});
+export type AgentBot = z.infer<typeof agentBotContract>;

@@ -1,0 +1,89 @@
+import { randomUUID } from 'node:crypto';
+import { z } from 'zod';
+import { UnavailableError } from './errors';
+import { systemContext } from './context';
+import { callService } from './internal-client';
+import {
+  accountContract,
+  agentBotContract,
+  agentContract,
+  commandAnswerContract,
+  contactContract,
+  conversationContract,
+  inboxContract,
+  resolvedContactInboxContract,
+  teamContract,
+  type CommandRequest,
+  type ResolveContactInbox,
+} from './contracts';
+import { describeIssues, parseContract } from './contracts/common';
+
+/** The services with an internal API, and the config key holding each one's base URL: the one owner URL map. */
+export const PEER_URL_KEYS = {
+  identity: 'GATEWAY_INTERNAL_URL',
+  conversations: 'CONVERSATIONS_URL',
+  contacts: 'CONTACTS_URL',
+} as const;
+export type PeerName = keyof typeof PEER_URL_KEYS;
+
+export type PeersConfig = { INTERNAL_SECRET: string; PEER_LOOKUP_TIMEOUT_MS?: number } & Record<(typeof PEER_URL_KEYS)[PeerName], string>;
+
+export interface PeerCallOptions {
+  /** Carried as the call's request id (the request or event that needs the answer). */
+  requestId?: string;
+  timeoutMs?: number;
+}
+
+/**
+ * One typed client for every internal API (docs/contracts.md). Each call is signed as the
+ * calling service (`systemContext`), goes through the kernel's `callService` (peer errors come
+ * back as AppErrors with their status and code; an unreachable peer is 503) and its answer is
+ * parsed against the owner's contract: an answer the contract does not describe is 503, never a
+ * half-read record.
+ */
+export function createPeers(service: string, config: PeersConfig) {
+  const call = async <S extends z.ZodType>(
+    peer: PeerName,
+    schema: S,
+    path: string,
+    accountId: number | null,
+    opts: PeerCallOptions = {},
+    init: { method?: string; body?: unknown; timeoutMs?: number } = {},
+  ): Promise<z.infer<S>> => {
+    const ctx = systemContext(service, accountId, opts.requestId ?? randomUUID());
+    const timeoutMs = opts.timeoutMs ?? init.timeoutMs;
+    const answer = await callService(config[PEER_URL_KEYS[peer]], path, ctx, config.INTERNAL_SECRET, { method: init.method, body: init.body, timeoutMs });
+    const parsed = parseContract(schema, answer);
+    if (!parsed.success) throw new UnavailableError(`The ${peer} service answered ${path} with what its contract does not describe (${describeIssues(parsed.error)})`);
+    return parsed.data;
+  };
+  const lookup = { timeoutMs: config.PEER_LOOKUP_TIMEOUT_MS };
+  const q = encodeURIComponent;
+  return {
+    identity: {
+      account: (accountId: number, o?: PeerCallOptions) => call('identity', accountContract, `/internal/accounts/${accountId}`, accountId, o, lookup),
+      agents: (accountId: number, o?: PeerCallOptions) => call('identity', z.array(agentContract), `/internal/accounts/${accountId}/agents`, accountId, o, lookup),
+      agent: (accountId: number, userId: number, o?: PeerCallOptions) => call('identity', agentContract, `/internal/accounts/${accountId}/agents/${userId}`, accountId, o, lookup),
+      team: (accountId: number, teamId: number, o?: PeerCallOptions) => call('identity', teamContract, `/internal/accounts/${accountId}/teams/${teamId}`, accountId, o, lookup),
+      agentBot: (accountId: number, botId: number, o?: PeerCallOptions) => call('identity', agentBotContract, `/internal/accounts/${accountId}/agent_bots/${botId}`, accountId, o, lookup),
+    },
+    conversations: {
+      inbox: (accountId: number, inboxId: number, o?: PeerCallOptions) => call('conversations', inboxContract, `/internal/accounts/${accountId}/inboxes/${inboxId}`, accountId, o, lookup),
+      inboxByIdentifier: (identifier: string, o?: PeerCallOptions) => call('conversations', inboxContract, `/internal/inboxes/by_identifier/${q(identifier)}`, null, o, lookup),
+      conversation: (accountId: number, displayId: number, o?: PeerCallOptions) =>
+        call('conversations', conversationContract, `/internal/accounts/${accountId}/conversations/${displayId}`, accountId, o, lookup),
+      /** Runs an automation command once per idempotency key (docs/contracts.md "Commands"). */
+      command: (accountId: number, displayId: number, body: CommandRequest, o?: PeerCallOptions) =>
+        call('conversations', commandAnswerContract, `/internal/accounts/${accountId}/conversations/${displayId}/commands`, accountId, o, { method: 'POST', body }),
+    },
+    contacts: {
+      contact: (accountId: number, contactId: number, o?: PeerCallOptions) => call('contacts', contactContract, `/internal/accounts/${accountId}/contacts/${contactId}`, accountId, o, lookup),
+      resolveContactInbox: (accountId: number, body: ResolveContactInbox, o?: PeerCallOptions) =>
+        call('contacts', resolvedContactInboxContract, `/internal/accounts/${accountId}/contact_inboxes/resolve`, accountId, o, { method: 'POST', body }),
+      contactInbox: (inboxId: number, sourceId: string, o?: PeerCallOptions & { accountId?: number | null }) =>
+        call('contacts', resolvedContactInboxContract, `/internal/inboxes/${inboxId}/contact_inboxes/${q(sourceId)}`, o?.accountId ?? null, o, lookup),
+    },
+  };
+}
+
+export type Peers = ReturnType<typeof createPeers>;

@@ -1,0 +1,75 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { PoolClient } from 'pg';
+import { accountOf, buildEnvelope, defineConsumer, eventCatalogue, eventTypes, parseEnvelope, systemContext, withGeneratedContracts, type EventData } from '../src';
+import { agentSnapshot, conversationFixture, messageFixture, userFixture } from '@parley/testkit';
+
+const ctx = systemContext('contract-test', 7, 'req-1');
+
+describe('contracts and the event catalogue', () => {
+  it('when docs/contracts.md is compared with the contracts, then it is current (run `pnpm docs:contracts` after changing a contract)', () => {
+    const file = path.resolve(__dirname, '..', '..', '..', 'docs', 'contracts.md');
+    const doc = fs.readFileSync(file, 'utf8');
+    expect(withGeneratedContracts(doc)).toBe(doc);
+  });
+
+  it('when a producer writes data its contract does not describe, then writing fails naming the field', () => {
+    const agent = agentSnapshot(7, 3);
+    expect(() => buildEnvelope(ctx, { type: 'agent.added', accountId: 7, data: { ...agent, secret_sauce: 1 } })).toThrow(/agent.added data breaks its contract: data: Unrecognized key: "secret_sauce"/);
+    const { email: _email, ...withoutEmail } = agent;
+    expect(() => buildEnvelope(ctx, { type: 'agent.added', accountId: 7, data: withoutEmail })).toThrow(/data.email/);
+    expect(() => buildEnvelope(ctx, { type: 'agent.added', accountId: 7, data: { ...agent, role: 'owner' } })).toThrow(/data.role/);
+    expect(buildEnvelope(ctx, { type: 'agent.added', accountId: 7, data: agent }).data).toEqual(agent);
+  });
+
+  it('when a consumer reads an event from a newer producer, then unknown fields are dropped at any depth and the rest is checked', () => {
+    const conv = conversationFixture(7, 12);
+    const msg = messageFixture(conv);
+    const wire = JSON.parse(JSON.stringify(buildEnvelope(ctx, { type: 'message.created', accountId: 7, data: msg })));
+    wire.data.reactions = ['+1'];
+    wire.data.conversation.sla_policy_id = 3;
+    const parsed = parseEnvelope(wire);
+    expect(parsed).toMatchObject({ ok: true });
+    if (parsed.ok) expect(parsed.envelope.data).toEqual(msg);
+    wire.data.content = 42;
+    expect(parseEnvelope(wire)).toEqual({ ok: false, error: expect.stringContaining('data.content') });
+  });
+
+  it('when every event type is listed, then each has a schema and every snapshot names its id', () => {
+    for (const type of eventTypes) expect(eventCatalogue[type].safeParse({}).success).toBe(false);
+  });
+});
+
+describe('typed consumers (defineConsumer)', () => {
+  it('when handlers are declared per type, then the queue binds exactly those types and each event reaches its handler with typed data', async () => {
+    const seen: string[] = [];
+    const spec = defineConsumer('test', (on) => {
+      on('user.updated', async (_tx, user: EventData<'user.updated'>) => {
+        seen.push(`user ${user.id} ${user.display_name ?? user.name}`);
+      });
+      on(['agent.added', 'agent.updated'], async (_tx, agent, event) => {
+        seen.push(`${event.type} ${agent.available_name} in ${accountOf(event)}`);
+      });
+    });
+    expect(spec.bindings).toEqual(['user.updated', 'agent.added', 'agent.updated']);
+    const tx = {} as PoolClient;
+    await spec.handle(tx, buildEnvelope(ctx, { type: 'agent.updated', accountId: 7, data: agentSnapshot(7, 3, { available_name: 'Ada' }) }));
+    await spec.handle(tx, buildEnvelope(ctx, { type: 'user.updated', accountId: null, data: userFixture(3, { display_name: 'Ada L.' }) }));
+    await spec.handle(tx, buildEnvelope(ctx, { type: 'team.created', accountId: 7, data: { id: 1, name: 'T', description: null, allow_auto_assign: true, account_id: 7 } }));
+    expect(seen).toEqual(['agent.updated Ada in 7', 'user 3 Ada L.']);
+  });
+
+  it('when two handlers claim one type, then defining the consumer fails', () => {
+    expect(() =>
+      defineConsumer('dup', (on) => {
+        on('team.created', async () => undefined);
+        on(['team.updated', 'team.created'], async () => undefined);
+      }),
+    ).toThrow(/two handlers for team.created/);
+  });
+
+  it('when an event has no account, then accountOf makes it poison', () => {
+    expect(() => accountOf({ type: 'user.updated', account_id: null, data: { id: 1 } })).toThrow(/without an account/);
+    expect(accountOf({ type: 'agent_bot.created', account_id: null, data: { id: 1, account_id: 9 } })).toBe(9);
+  });
+});
