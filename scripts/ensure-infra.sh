@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Makes sure a fresh Debian machine can run the stack and its tests: Node's pnpm, local
 # PostgreSQL, RabbitMQ and Redis (installed from Debian's packages if missing, started if
-# stopped), and Chromium for the docs browser test. Idempotent; prints what it does.
+# stopped), Chromium for the docs browser test, kubectl and docker-compose for the deploy tests. Idempotent; prints what it does.
 set -euo pipefail
 
 PNPM_VERSION=10.34.8
@@ -28,6 +28,21 @@ if [ ! -x /usr/bin/chromium ]; then
   log "installing chromium"
   [ ${#need_pkgs[@]} -gt 0 ] || apt-get update -qq >/dev/null
   DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends chromium >/dev/null
+fi
+
+# Tools the deploy tests run (tests/deploy): kubectl renders deploy/k8s with `kubectl kustomize`,
+# docker-compose resolves docker-compose.yml without a Docker engine. Debian's `kubectl` package
+# where the machine's sources have it, else Debian's own kubernetes-client.
+deploy_pkgs=()
+if ! command -v kubectl >/dev/null 2>&1; then
+  apt-get update -qq >/dev/null
+  if apt-cache show kubectl >/dev/null 2>&1; then deploy_pkgs+=(kubectl); else deploy_pkgs+=(kubernetes-client); fi
+fi
+command -v docker-compose >/dev/null 2>&1 || deploy_pkgs+=(docker-compose)
+if [ ${#deploy_pkgs[@]} -gt 0 ]; then
+  log "installing ${deploy_pkgs[*]}"
+  apt-get update -qq >/dev/null
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${deploy_pkgs[@]}" >/dev/null
 fi
 
 wait_for() { # name, command, seconds

@@ -12,7 +12,8 @@ const migrated = spawnSync(process.execPath, [path.join(__dirname, 'migrate.js')
 if (migrated.status !== 0) process.exit(migrated.status || 1);
 
 const children = services.map((s) => {
-  const env = { ...process.env, PORT: String(s.name === 'gateway' ? gatewayPort : s.port) };
+  // Migrated once above; the services need not look again.
+  const env = { ...process.env, PORT: String(s.name === 'gateway' ? gatewayPort : s.port), MIGRATE_ON_START: 'false' };
   const child = spawn(process.execPath, [s.main], { stdio: 'inherit', env, cwd: root });
   child.on('exit', (code, signal) => {
     if (!stopping) {

@@ -1,5 +1,8 @@
 import { z } from 'zod';
 
+/** `true`/`false`/`1`/`0` from env (z.coerce.boolean would read "false" as true). */
+export const envFlag = z.union([z.boolean(), z.enum(['true', 'false', '1', '0'])]).transform((v) => v === true || v === 'true' || v === '1');
+
 /**
  * Settings every service shares. Each service extends this with its own keys and
  * parses `process.env` once in its `config.ts`; nothing else reads the environment.
@@ -26,6 +29,11 @@ export const baseConfigSchema = z.object({
   CONSUMER_PREFETCH: z.coerce.number().int().min(1).max(1000).default(20),
   CONSUMER_MAX_ATTEMPTS: z.coerce.number().int().min(1).max(50).default(5),
   SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().min(100).default(10_000),
+  /**
+   * Migrate the service's schema at start-up (one machine, compose). Off where a release
+   * job migrates once (Kubernetes: `scripts/migrate.js` in the parley-migrate Job).
+   */
+  MIGRATE_ON_START: envFlag.default(true),
   /** Mirrors the gateway's internal ports so services can call each other. */
   GATEWAY_INTERNAL_URL: z.string().url().default("http://127.0.0.1:3000"),
   CONVERSATIONS_URL: z.string().url().default('http://127.0.0.1:3001'),

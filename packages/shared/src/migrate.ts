@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { existsSync } from 'node:fs';
+import { existsSync, readdirSync } from 'node:fs';
 import { Client } from 'pg';
 import { runner } from 'node-pg-migrate';
 import type { Logger } from './logger';
@@ -52,5 +52,39 @@ export async function migrateService(opts: MigrateOptions): Promise<void> {
   } finally {
     await client.query('SELECT pg_advisory_unlock(hashtext($1))', [`parley-migrate-${opts.service}`]).catch(() => undefined);
     await client.end();
+  }
+}
+
+/** Migration names (file names without extension) in a directory, as node-pg-migrate records them. */
+function migrationNames(dir: string): string[] {
+  if (!existsSync(dir)) return [];
+  return readdirSync(dir)
+    .filter((f) => /\.(sql|js|cjs|ts)$/.test(f))
+    .map((f) => f.replace(/\.[^.]+$/, ''))
+    .sort();
+}
+
+/**
+ * The kernel and service migrations not yet applied to a service's schema, read as the service
+ * role (no owner credentials needed). A release's pods wait on this (`scripts/migrate.js --wait`)
+ * while the release's migration job runs, since they start with MIGRATE_ON_START off.
+ */
+export async function pendingMigrations(opts: Omit<MigrateOptions, 'log'>): Promise<string[]> {
+  const client = new Client({ connectionString: serviceDatabaseUrl(opts.adminUrl, opts.service, opts.rolePassword) });
+  await client.connect();
+  try {
+    const pending: string[] = [];
+    for (const [dir, table] of [[KERNEL_MIGRATIONS_DIR, 'kernel_migrations'], [opts.migrationsDir, 'migrations']] as const) {
+      const exists = await client.query('SELECT to_regclass($1) AS t', [`${opts.service}.${table}`]);
+      const applied = new Set<string>();
+      if (exists.rows[0]?.t) {
+        const { rows } = await client.query<{ name: string }>(`SELECT name FROM "${opts.service}"."${table}"`);
+        for (const r of rows) applied.add(r.name);
+      }
+      for (const name of migrationNames(dir)) if (!applied.has(name)) pending.push(`${table === 'migrations' ? opts.service : 'kernel'}/${name}`);
+    }
+    return pending;
+  } finally {
+    await client.end().catch(() => undefined);
   }
 }

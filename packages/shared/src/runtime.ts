@@ -90,12 +90,12 @@ export function closeServer(server: Server, timeoutMs: number): Promise<void> {
 }
 
 /**
- * Composition of a service process: migrate, connect, start the outbox relay, the
+ * Composition of a service process: migrate (unless MIGRATE_ON_START is off), connect, start the outbox relay, the
  * consumers and workers, then HTTP. `stop()` undoes it in reverse for SIGTERM.
  */
 export async function bootService<C extends BaseConfig>(def: ServiceDefinition<C>, config: C, opts: { port: number; host?: string; log?: Logger; migrate?: boolean }): Promise<RunningService<C>> {
   const log = opts.log ?? createLogger(def.name, config.LOG_LEVEL);
-  if (opts.migrate !== false) {
+  if (opts.migrate ?? config.MIGRATE_ON_START) {
     await migrateService({ adminUrl: config.DATABASE_URL, service: def.name, rolePassword: config.DB_ROLE_PASSWORD, migrationsDir: def.migrationsDir, log });
   }
   const roleUrl = serviceDatabaseUrl(config.DATABASE_URL, def.name, config.DB_ROLE_PASSWORD);
