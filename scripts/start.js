@@ -11,9 +11,11 @@ const platformToken = process.env.PLATFORM_API_TOKEN || 'parley-dev-platform-tok
 const migrated = spawnSync(process.execPath, [path.join(__dirname, 'migrate.js')], { stdio: 'inherit', env: process.env });
 if (migrated.status !== 0) process.exit(migrated.status || 1);
 
-const children = services.map((s) => {
+// Prometheus endpoints: METRICS_PORT_BASE (9464) + the service's place in scripts/services.js.
+const metricsBase = Number(process.env.METRICS_PORT_BASE || 9464);
+const children = services.map((s, i) => {
   // Migrated once above; the services need not look again.
-  const env = { ...process.env, PORT: String(s.name === 'gateway' ? gatewayPort : s.port), MIGRATE_ON_START: 'false' };
+  const env = { ...process.env, PORT: String(s.name === 'gateway' ? gatewayPort : s.port), MIGRATE_ON_START: 'false', METRICS_PORT: String(metricsBase + i) };
   const child = spawn(process.execPath, [s.main], { stdio: 'inherit', env, cwd: root });
   child.on('exit', (code, signal) => {
     if (!stopping) {

@@ -34,6 +34,8 @@ export const baseConfigSchema = z.object({
    * job migrates once (Kubernetes: `scripts/migrate.js` in the parley-migrate Job).
    */
   MIGRATE_ON_START: envFlag.default(true),
+  /** Port of the Prometheus endpoint (`GET /metrics`), apart from the service's own; 0 picks a free one (tests). */
+  METRICS_PORT: z.coerce.number().int().min(0).max(65535).default(9464),
   /** Mirrors the gateway's internal ports so services can call each other. */
   GATEWAY_INTERNAL_URL: z.string().url().default("http://127.0.0.1:3000"),
   CONVERSATIONS_URL: z.string().url().default('http://127.0.0.1:3001'),

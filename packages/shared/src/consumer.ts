@@ -4,6 +4,7 @@ import type { Logger } from './logger';
 import type { AmqpConnection } from './amqp';
 import { parseEnvelope, type EventEnvelope } from './events/envelope';
 import { assertTopology } from './amqp';
+import type { ServiceMetrics } from './metrics';
 
 export type EventHandler = (tx: PoolClient, event: EventEnvelope) => Promise<void>;
 
@@ -21,6 +22,7 @@ export interface ConsumerOptions {
   maxAttempts?: number;
   /** Base delay before a failed message is retried (doubles each attempt). */
   retryDelayMs?: number;
+  metrics?: ServiceMetrics;
 }
 
 /** Thrown by a handler for a message that can never succeed: dead-lettered at once. */
@@ -90,28 +92,36 @@ export class EventConsumer {
       raw = JSON.parse(msg.content.toString('utf8'));
     } catch {
       log.error({ queue: this.opts.queue }, 'poison message (not JSON); dead-lettering');
+      this.count('invalid', 'dead_lettered');
       safe(() => ch.nack(msg, false, false));
       return;
     }
     const parsed = parseEnvelope(raw);
     if (!parsed.ok) {
       log.error({ queue: this.opts.queue, error: parsed.error }, 'poison message (invalid envelope); dead-lettering');
+      this.count('invalid', 'dead_lettered');
       safe(() => ch.nack(msg, false, false));
       return;
     }
     const event = parsed.envelope;
+    const timer = this.opts.metrics?.eventDuration.startTimer({ queue: this.opts.queue, type: event.type });
     try {
-      await this.process(event);
+      const done = await this.process(event);
+      timer?.();
+      this.count(event.type, done ? 'handled' : 'duplicate');
       safe(() => ch.ack(msg));
     } catch (err) {
+      timer?.();
       const attempts = Number(msg.properties.headers?.[ATTEMPTS_HEADER] ?? 0) + 1;
       const max = this.opts.maxAttempts ?? 5;
       if (err instanceof PoisonMessageError || attempts >= max) {
         log.error({ queue: this.opts.queue, eventId: event.id, type: event.type, attempts, err: (err as Error).message }, 'event failed for good; dead-lettering');
+        this.count(event.type, 'dead_lettered');
         safe(() => ch.nack(msg, false, false));
         return;
       }
       log.warn({ queue: this.opts.queue, eventId: event.id, type: event.type, attempts, err: (err as Error).message }, 'event failed; will retry');
+      this.count(event.type, 'failed');
       const delay = Math.min((this.opts.retryDelayMs ?? 200) * 2 ** (attempts - 1), 30_000);
       await new Promise((r) => setTimeout(r, delay));
       try {
@@ -122,6 +132,10 @@ export class EventConsumer {
         // Channel gone: the broker redelivers the unacked original.
       }
     }
+  }
+
+  private count(type: string, outcome: 'handled' | 'duplicate' | 'failed' | 'dead_lettered'): void {
+    this.opts.metrics?.events.inc({ queue: this.opts.queue, type, outcome });
   }
 
   /** Runs the handler once per event id, in one transaction with the dedupe row. */

@@ -5,6 +5,7 @@ import { z, ZodError } from 'zod';
 import type { Logger } from './logger';
 import { AppError, BadRequestError, ForbiddenError, NotFoundError, UnauthorizedError, ValidationError, type ErrorItem } from './errors';
 import { verifyContext, type RequestContext, type Role } from './context';
+import { routeLabel, type ServiceMetrics } from './metrics';
 
 declare global {
   // eslint-disable-next-line @typescript-eslint/no-namespace
@@ -69,7 +70,8 @@ export const stringList = z
 /** Accepts `x=1` from a query string as a positive integer. */
 export const queryInt = z.coerce.number().int().positive().max(2_147_483_647);
 
-export function requestIdMiddleware(logger: Logger): RequestHandler {
+export function requestIdMiddleware(logger: Logger, metrics?: ServiceMetrics): RequestHandler {
+  const histogram = metrics?.httpDuration;
   return (req, res, next) => {
     const incoming = req.headers['x-request-id'];
     const id = typeof incoming === 'string' && /^[A-Za-z0-9._:-]{1,128}$/.test(incoming) ? incoming : randomUUID();
@@ -79,6 +81,7 @@ export function requestIdMiddleware(logger: Logger): RequestHandler {
     const started = process.hrtime.bigint();
     res.on('finish', () => {
       const ms = Number(process.hrtime.bigint() - started) / 1e6;
+      histogram?.observe({ method: req.method, route: routeLabel(req), status: res.statusCode }, ms / 1000);
       const level = res.statusCode >= 500 ? 'error' : 'info';
       req.log[level]({ method: req.method, path: req.originalUrl.split('?')[0], status: res.statusCode, ms: Math.round(ms * 10) / 10 }, 'request');
     });
@@ -222,14 +225,15 @@ export function errorMiddleware(): ErrorRequestHandler {
 
 /**
  * An express app with the plumbing every service needs: request ids, JSON logs,
- * qs-style query parsing (`labels[]=a`), strict routing off (trailing slashes accepted).
+ * qs-style query parsing (`labels[]=a`), strict routing off (trailing slashes accepted), and
+ * (given the service's metrics) the request histogram.
  */
-export function createBaseApp(logger: Logger): Express {
+export function createBaseApp(logger: Logger, metrics?: ServiceMetrics): Express {
   const app = express();
   app.disable('x-powered-by');
   app.set('query parser', 'extended');
   app.set('trust proxy', true);
-  app.use(requestIdMiddleware(logger));
+  app.use(requestIdMiddleware(logger, metrics));
   return app;
 }
 

@@ -22,3 +22,4 @@ export * from './projections';
 export * from './openapi';
 export * from './uploads';
 export * from './routes';
+export * from './metrics';

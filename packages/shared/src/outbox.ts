@@ -3,6 +3,7 @@ import type { Logger } from './logger';
 import type { Executor } from './db';
 import type { AmqpConnection } from './amqp';
 import type { RequestContext } from './context';
+import type { ServiceMetrics } from './metrics';
 import { buildEnvelope, type EventEnvelope, type NewEvent } from './events/envelope';
 
 /**
@@ -30,6 +31,7 @@ export interface RelayOptions {
   log: Logger;
   batchSize?: number;
   pollMs?: number;
+  metrics?: ServiceMetrics;
 }
 
 /**
@@ -93,8 +95,10 @@ export class OutboxRelay {
       let published = 0;
       try {
         published = await this.drainOnce();
+        if (published > 0) this.opts.metrics?.outboxPublished.inc(published);
         this.backoffMs = 0;
       } catch (err) {
+        this.opts.metrics?.outboxPublishFailures.inc();
         this.backoffMs = Math.min(Math.max(this.backoffMs * 2, 250), 5000);
         this.opts.log.warn({ err: (err as Error).message, backoffMs: this.backoffMs }, 'outbox publish failed; will retry');
       }

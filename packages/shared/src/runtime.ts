@@ -12,6 +12,7 @@ import { EventConsumer, type EventHandler } from './consumer';
 import { createRedis, type Redis } from './redis';
 import { healthRouter } from './health';
 import { createBaseApp, finishApp, jsonBody, requireInternalContext } from './http';
+import { installRouteTemplateHook, serverPort, ServiceMetrics, startMetricsServer } from './metrics';
 
 export interface ServiceDeps<C extends BaseConfig = BaseConfig> {
   service: string;
@@ -20,6 +21,8 @@ export interface ServiceDeps<C extends BaseConfig = BaseConfig> {
   pool: Pool;
   amqp: AmqpConnection;
   redis: Redis;
+  /** This service's Prometheus metrics (served on METRICS_PORT). */
+  metrics: ServiceMetrics;
 }
 
 export interface ConsumerSpec {
@@ -46,6 +49,8 @@ export interface ServiceDefinition<C extends BaseConfig = BaseConfig> {
 export interface RunningService<C extends BaseConfig = BaseConfig> {
   url: string;
   port: number;
+  /** `http://host:port/metrics` of the service's Prometheus endpoint. */
+  metricsUrl: string;
   deps: ServiceDeps<C>;
   relay: OutboxRelay;
   consumers: EventConsumer[];
@@ -56,8 +61,8 @@ export interface RunningService<C extends BaseConfig = BaseConfig> {
  * An app with what every service needs: health endpoints (no auth), the signed-context
  * check on everything else, JSON bodies, and the Error-body tail.
  */
-export function createServiceApp(deps: Pick<ServiceDeps, 'service' | 'log' | 'pool' | 'redis' | 'amqp' | 'config'>, mount: (app: Express) => void): Express {
-  const app = createBaseApp(deps.log);
+export function createServiceApp(deps: Pick<ServiceDeps, 'service' | 'log' | 'pool' | 'redis' | 'amqp' | 'config'> & { metrics?: ServiceMetrics }, mount: (app: Express) => void): Express {
+  const app = createBaseApp(deps.log, deps.metrics);
   app.use(healthRouter({ service: deps.service, pool: deps.pool, redis: deps.redis, amqp: deps.amqp }));
   app.use(requireInternalContext(deps.config.INTERNAL_SECRET));
   app.use(jsonBody());
@@ -102,9 +107,12 @@ export async function bootService<C extends BaseConfig>(def: ServiceDefinition<C
   const pool = createPool(roleUrl, def.name, config.DB_POOL_MAX, {}, log);
   const amqp = new AmqpConnection(config.AMQP_URL, log, config.NAMESPACE, config.QUEUE_EXPIRES_MS);
   const redis = createRedis(config.REDIS_URL);
-  const deps: ServiceDeps<C> = { service: def.name, config, log, pool, amqp, redis };
+  const metrics = new ServiceMetrics(def.name);
+  installRouteTemplateHook();
+  metrics.watchOutbox(pool);
+  const deps: ServiceDeps<C> = { service: def.name, config, log, pool, amqp, redis, metrics };
 
-  const relay = new OutboxRelay({ pool, listenUrl: roleUrl, schema: def.name, amqp, log });
+  const relay = new OutboxRelay({ pool, listenUrl: roleUrl, schema: def.name, amqp, log, metrics });
   const consumers = (def.consumers?.(deps) ?? []).map(
     (spec) =>
       new EventConsumer({
@@ -116,6 +124,7 @@ export async function bootService<C extends BaseConfig>(def: ServiceDefinition<C
         handle: spec.handle,
         prefetch: config.CONSUMER_PREFETCH,
         maxAttempts: config.CONSUMER_MAX_ATTEMPTS,
+        metrics,
       }),
   );
   for (const c of consumers) await c.start();
@@ -129,7 +138,9 @@ export async function bootService<C extends BaseConfig>(def: ServiceDefinition<C
   const app = def.createApp(deps);
   const server = await listen(app, opts.port, opts.host);
   const port = (server.address() as AddressInfo).port;
-  log.info({ port }, `${def.name} listening`);
+  const metricsServer = await startMetricsServer(metrics, config.METRICS_PORT, opts.host);
+  const metricsPort = serverPort(metricsServer);
+  log.info({ port, metricsPort }, `${def.name} listening`);
 
   let stopping: Promise<void> | null = null;
   const stop = () => {
@@ -142,11 +153,13 @@ export async function bootService<C extends BaseConfig>(def: ServiceDefinition<C
       await amqp.close();
       redis.disconnect();
       await pool.end().catch(() => undefined);
+      metricsServer.closeAllConnections();
+      await new Promise<void>((resolve) => metricsServer.close(() => resolve()));
       log.info('stopped');
     })();
     return stopping;
   };
-  return { url: `http://127.0.0.1:${port}`, port, deps, relay, consumers, stop };
+  return { url: `http://127.0.0.1:${port}`, port, metricsUrl: `http://127.0.0.1:${metricsPort}/metrics`, deps, relay, consumers, stop };
 }
 
 /** SIGTERM/SIGINT run `stop` once, then exit; a second signal exits at once. */

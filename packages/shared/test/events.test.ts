@@ -9,6 +9,7 @@ import {
   EventConsumer,
   migrateService,
   OutboxRelay,
+  ServiceMetrics,
   serviceDatabaseUrl,
   systemContext,
   withTransaction,
@@ -161,6 +162,9 @@ describe('outbox relay and consumer runner against real Postgres and RabbitMQ', 
     let amqp: AmqpConnection;
     let consumer: EventConsumer;
     let failures: Map<string, number>;
+    const metrics = new ServiceMetrics('test');
+    const counted = async (labels: Record<string, string>) =>
+      (await metrics.events.get()).values.filter((v) => Object.entries(labels).every(([k, x]) => v.labels[k] === x)).reduce((a, v) => a + v.value, 0);
 
     beforeAll(async () => {
       amqp = new AmqpConnection(infra().amqpUrl, log, env.namespace, 60_000);
@@ -175,6 +179,7 @@ describe('outbox relay and consumer runner against real Postgres and RabbitMQ', 
         prefetch: 1,
         maxAttempts: 3,
         retryDelayMs: 10,
+        metrics,
         handle: async (tx, event) => {
           const note = String(event.data['note'] ?? '');
           if (note === 'always-fails') throw new Error('boom');
@@ -218,6 +223,7 @@ describe('outbox relay and consumer runner against real Postgres and RabbitMQ', 
       expect(await effects(dup.id)).toBe(1);
       const seen = await pool.query('SELECT count(*)::int AS n FROM processed_events WHERE event_id = $1', [dup.id]);
       expect(seen.rows[0].n).toBe(1);
+      expect(await counted({ queue: `${SERVICE}.events`, type: 'test.ping', outcome: 'duplicate' })).toBe(1);
     });
 
     it('when a handler fails once, then the event is retried and takes effect once', async () => {
@@ -225,6 +231,9 @@ describe('outbox relay and consumer runner against real Postgres and RabbitMQ', 
       publish(ev);
       await waitFor(async () => (await effects(ev.id)) === 1, { what: 'retried event processed' });
       expect(failures.get(ev.id)).toBe(1);
+      expect(await counted({ type: 'test.ping', outcome: 'failed' })).toBe(1);
+      expect(await counted({ type: 'test.ping', outcome: 'handled' })).toBeGreaterThanOrEqual(3);
+      expect((await metrics.eventDuration.get()).values.find((v) => v.metricName?.endsWith('_count') && v.labels['type'] === 'test.ping')?.value).toBeGreaterThanOrEqual(3);
     });
 
     it('when messages are poison or keep failing, then they land in the dead-letter queue and nothing else is affected', async () => {
@@ -239,6 +248,11 @@ describe('outbox relay and consumer runner against real Postgres and RabbitMQ', 
       expect(await effects(failing.id)).toBe(0);
       const msg = await ch.get(consumer.deadLetterQueue, { noAck: true });
       expect(msg).not.toBe(false);
+      // Not JSON and an unknown type are counted as invalid; the failing one under its type,
+      // once dead-lettered after its two failed attempts.
+      expect(await counted({ type: 'invalid', outcome: 'dead_lettered' })).toBe(2);
+      expect(await counted({ type: 'test.ping', outcome: 'dead_lettered' })).toBe(1);
+      expect(await counted({ type: 'test.ping', outcome: 'failed' })).toBe(1 + 2);
     });
   });
 });

@@ -27,6 +27,7 @@ export async function createTestEnv(): Promise<TestEnv> {
     NAMESPACE: namespace,
     QUEUE_EXPIRES_MS: 120_000,
     SHUTDOWN_TIMEOUT_MS: 2000,
+    METRICS_PORT: 0,
     DB_POOL_MAX: 5,
   });
   return {

@@ -14,7 +14,7 @@ export const auditService: ServiceDefinition<AuditConfig> = {
   name: 'audit',
   migrationsDir: path.resolve(__dirname, '..', 'migrations'),
   createApp,
-  workers: ({ pool, amqp, log, config }) => [
+  workers: ({ pool, amqp, log, config, metrics }) => [
     new BatchIngest({
       bindings: [...AUDITED_EVENT_TYPES],
       pool,
@@ -23,6 +23,7 @@ export const auditService: ServiceDefinition<AuditConfig> = {
       batchSize: config.AUDIT_BATCH_SIZE,
       maxWaitMs: config.AUDIT_BATCH_WAIT_MS,
       maxAttempts: config.CONSUMER_MAX_ATTEMPTS,
+      metrics,
     }),
   ],
 };

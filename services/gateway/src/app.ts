@@ -22,7 +22,7 @@ export function gatewayDeps(deps: ServiceDeps<GatewayConfig>): GatewayDeps {
 export function createApp(base: ServiceDeps<GatewayConfig>): Express {
   const deps = gatewayDeps(base);
   const { config, redis, log } = deps;
-  const app = createBaseApp(log);
+  const app = createBaseApp(log, deps.metrics);
   // The services trust the gateway's X-Forwarded-For; the gateway itself trusts only the
   // proxies it is told about, so a client cannot pick its own address (per-IP limit, audit).
   app.set('trust proxy', trustProxySetting(config.TRUST_PROXY));
@@ -33,14 +33,15 @@ export function createApp(base: ServiceDeps<GatewayConfig>): Express {
   app.use('/internal', requireInternalContext(config.INTERNAL_SECRET), jsonBody(), internalRouter(deps));
   app.use(stripIdentityHeaders);
   const window = config.RATE_LIMIT_WINDOW_SECONDS;
-  app.use(rateLimit({ redis, prefix: `${config.NAMESPACE}rl:ip`, points: config.RATE_LIMIT_PER_IP, durationSeconds: window, key: byIp }));
-  const perToken = rateLimit({ redis, prefix: `${config.NAMESPACE}rl:token`, points: config.RATE_LIMIT_PER_TOKEN, durationSeconds: window, key: byToken });
+  const refused = (limit: string) => () => deps.metrics.rateLimited.inc({ limit });
+  app.use(rateLimit({ redis, prefix: `${config.NAMESPACE}rl:ip`, points: config.RATE_LIMIT_PER_IP, durationSeconds: window, key: byIp, onRefused: refused('ip') }));
+  const perToken = rateLimit({ redis, prefix: `${config.NAMESPACE}rl:token`, points: config.RATE_LIMIT_PER_TOKEN, durationSeconds: window, key: byToken, onRefused: refused('token') });
   const auth = authenticate(deps.principals);
 
   app.use('/platform/api/v1', perToken, platformAuth(config), jsonBody(), platformRouter(deps));
   app.use('/api/v1/profile', auth, perToken, userScope, jsonBody(), profileRouter(deps));
 
-  const proxy = upstreamProxy(config, log);
+  const proxy = upstreamProxy(config, log, deps.metrics);
   app.use('/api/v1/accounts/:account_id', auth, perToken, accountScope(deps.principals), accountRouting(config));
   app.use('/public/api/v1/user_avatars', userAvatarsRouter(deps)); // the gateway's own public files
   app.use('/public/api/v1', anonymousScope, publicRouting(config));

@@ -10,6 +10,8 @@ export interface LimitOptions {
   points: number;
   durationSeconds: number;
   key: (req: Request) => string | null;
+  /** Called for each refused request (metrics). */
+  onRefused?: () => void;
 }
 
 /**
@@ -33,7 +35,10 @@ export function rateLimit(opts: LimitOptions): RequestHandler {
       res.setHeader('X-RateLimit-Remaining', String(r.remainingPoints));
       next();
     } catch (err) {
-      if (err instanceof RateLimiterRes) return next(new RateLimitedError(err.msBeforeNext / 1000));
+      if (err instanceof RateLimiterRes) {
+        opts.onRefused?.();
+        return next(new RateLimitedError(err.msBeforeNext / 1000));
+      }
       next(err);
     }
   };

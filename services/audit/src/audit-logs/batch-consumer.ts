@@ -7,6 +7,7 @@ import {
   type Logger,
   type Pool,
   type PoolClient,
+  type ServiceMetrics,
   type Worker,
 } from '@parley/shared';
 import { entryFromEvent } from './mapping';
@@ -25,6 +26,7 @@ export interface BatchIngestOptions {
   maxAttempts: number;
   /** Base delay before a failed message is retried (doubles each attempt). */
   retryDelayMs?: number;
+  metrics?: ServiceMetrics;
   /** The batch writer (tests swap it to inject failures). */
   write?: (tx: PoolClient, items: IngestItem[]) => Promise<number>;
 }
@@ -122,12 +124,14 @@ export class BatchIngest implements Worker {
       raw = JSON.parse(msg.content.toString('utf8'));
     } catch {
       log.error({ queue: AUDIT_QUEUE }, 'poison message (not JSON); dead-lettering');
+      this.count('invalid', 'dead_lettered');
       safe(() => ch.nack(msg, false, false));
       return null;
     }
     const parsed = parseEnvelope(raw);
     if (!parsed.ok) {
       log.error({ queue: AUDIT_QUEUE, error: parsed.error }, 'poison message (invalid envelope); dead-lettering');
+      this.count('invalid', 'dead_lettered');
       safe(() => ch.nack(msg, false, false));
       return null;
     }
@@ -135,6 +139,7 @@ export class BatchIngest implements Worker {
       return { event: parsed.envelope, entry: entryFromEvent(parsed.envelope) };
     } catch (err) {
       log.error({ queue: AUDIT_QUEUE, eventId: parsed.envelope.id, type: parsed.envelope.type, err: (err as Error).message }, 'poison event; dead-lettering');
+      this.count(parsed.envelope.type, 'dead_lettered');
       safe(() => ch.nack(msg, false, false));
       return null;
     }
@@ -151,22 +156,37 @@ export class BatchIngest implements Worker {
   }
 
   private async writeBatch(batch: Pending[]): Promise<void> {
+    const started = process.hrtime.bigint();
     try {
       const written = await this.transaction(batch.map((p) => p.item));
+      // Each event of the batch took the batch's time to record.
+      const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+      for (const p of batch) this.handled(p, seconds);
       for (const p of batch) safe(() => p.ch.ack(p.msg));
       this.opts.log.debug({ messages: batch.length, written }, 'audit batch recorded');
     } catch (err) {
       if (batch.length === 1) return this.failed(batch[0] as Pending, err);
       this.opts.log.warn({ messages: batch.length, err: (err as Error).message }, 'audit batch failed; writing its messages one by one');
       for (const p of batch) {
+        const one = process.hrtime.bigint();
         try {
           await this.transaction([p.item]);
+          this.handled(p, Number(process.hrtime.bigint() - one) / 1e9);
           safe(() => p.ch.ack(p.msg));
         } catch (one) {
           this.failed(p, one);
         }
       }
     }
+  }
+
+  private count(type: string, outcome: 'handled' | 'failed' | 'dead_lettered'): void {
+    this.opts.metrics?.events.inc({ queue: AUDIT_QUEUE, type, outcome });
+  }
+
+  private handled(p: Pending, seconds: number): void {
+    this.count(p.item.event.type, 'handled');
+    this.opts.metrics?.eventDuration.observe({ queue: AUDIT_QUEUE, type: p.item.event.type }, seconds);
   }
 
   private transaction(items: IngestItem[]): Promise<number> {
@@ -180,10 +200,12 @@ export class BatchIngest implements Worker {
     const attempts = Number(p.msg.properties.headers?.[ATTEMPTS_HEADER] ?? 0) + 1;
     if (err instanceof PoisonMessageError || attempts >= this.opts.maxAttempts) {
       log.error({ queue: AUDIT_QUEUE, eventId: event.id, type: event.type, attempts, err: (err as Error).message }, 'event failed for good; dead-lettering');
+      this.count(event.type, 'dead_lettered');
       safe(() => p.ch.nack(p.msg, false, false));
       return;
     }
     log.warn({ queue: AUDIT_QUEUE, eventId: event.id, type: event.type, attempts, err: (err as Error).message }, 'event failed; will retry');
+    this.count(event.type, 'failed');
     const delay = Math.min((this.opts.retryDelayMs ?? 200) * 2 ** (attempts - 1), 30_000);
     // The original stays unacked until its copy is queued: a crash meanwhile redelivers it.
     const t = setTimeout(() => {

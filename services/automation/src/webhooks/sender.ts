@@ -1,4 +1,4 @@
-import type { Logger, Pool, Worker } from '@parley/shared';
+import type { Logger, Pool, ServiceMetrics, Worker } from '@parley/shared';
 import type { AutomationConfig } from '../config';
 import { claimDueDeliveries, finishAttempt, releaseDelivery, type ClaimedDelivery, type DeliveryStatus } from './deliveries-repository';
 import { postJson, type PostResult } from './http-post';
@@ -9,6 +9,7 @@ export interface SenderDeps {
   pool: Pool;
   config: AutomationConfig;
   log: Logger;
+  metrics?: ServiceMetrics;
 }
 
 /** Statuses worth another try: the receiver is down, overloaded or slow, not refusing. */
@@ -138,6 +139,7 @@ export class DeliverySender implements Worker {
       }
     }
     await finishAttempt(pool, row.id, { status, attempt: row.attempts, statusCode: result.statusCode, error: result.error, durationMs: Date.now() - started, retryInMs });
+    this.deps.metrics?.webhookDeliveries.inc({ outcome: status === 'pending' ? 'retrying' : status, attempt: String(row.attempts) });
     if (!ok) log.info({ deliveryId: row.delivery_id, url: row.url, attempt: row.attempts, status, error: result.error }, 'webhook delivery failed');
   }
 
