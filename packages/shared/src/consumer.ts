@@ -5,6 +5,7 @@ import type { AmqpConnection } from './amqp';
 import { parseEnvelope, type EventEnvelope } from './events/envelope';
 import { assertTopology } from './amqp';
 import type { ServiceMetrics } from './metrics';
+import { inSpan, tracingEnabled } from './tracing';
 
 export type EventHandler = (tx: PoolClient, event: EventEnvelope) => Promise<void>;
 
@@ -106,7 +107,9 @@ export class EventConsumer {
     const event = parsed.envelope;
     const timer = this.opts.metrics?.eventDuration.startTimer({ queue: this.opts.queue, type: event.type });
     try {
-      const done = await this.process(event);
+      const done = tracingEnabled()
+        ? await inSpan(`${this.opts.queue} process`, { kind: 'consumer', parent: event.traceparent, attributes: { 'messaging.system': 'rabbitmq', 'messaging.destination.name': this.opts.queue, 'messaging.message.id': event.id, 'parley.event.type': event.type } }, () => this.process(event))
+        : await this.process(event);
       timer?.();
       this.count(event.type, done ? 'handled' : 'duplicate');
       safe(() => ch.ack(msg));

@@ -1,5 +1,6 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { z } from 'zod';
+import { currentTraceparent } from './tracing';
 
 export const roleSchema = z.enum(['administrator', 'agent']);
 export type Role = z.infer<typeof roleSchema>;
@@ -25,6 +26,8 @@ export const requestContextSchema = z.object({
   ip: z.string().nullable().default(null),
   /** Epoch ms when signed; bounds replay of a captured header. */
   issuedAt: z.number(),
+  /** W3C trace context of the caller's span (tracing on): the callee continues the trace from it. */
+  traceparent: z.string().max(128).optional(),
 });
 export type RequestContext = z.infer<typeof requestContextSchema>;
 
@@ -38,7 +41,8 @@ function sign(payload: string, secret: string): string {
 
 /** Headers that carry a signed context to a service. */
 export function signContext(ctx: Omit<RequestContext, 'issuedAt'> & { issuedAt?: number }, secret: string): Record<string, string> {
-  const payload = Buffer.from(JSON.stringify({ ...ctx, issuedAt: ctx.issuedAt ?? Date.now() })).toString('base64url');
+  const traceparent = currentTraceparent() ?? ctx.traceparent;
+  const payload = Buffer.from(JSON.stringify({ ...ctx, issuedAt: ctx.issuedAt ?? Date.now(), ...(traceparent ? { traceparent } : {}) })).toString('base64url');
   return { [CONTEXT_HEADER]: payload, [SIGNATURE_HEADER]: sign(payload, secret), 'x-request-id': ctx.requestId };
 }
 

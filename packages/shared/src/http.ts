@@ -6,6 +6,7 @@ import type { Logger } from './logger';
 import { AppError, BadRequestError, ForbiddenError, NotFoundError, UnauthorizedError, ValidationError, type ErrorItem } from './errors';
 import { verifyContext, type RequestContext, type Role } from './context';
 import { routeLabel, type ServiceMetrics } from './metrics';
+import { serverSpan, tracingEnabled } from './tracing';
 
 declare global {
   // eslint-disable-next-line @typescript-eslint/no-namespace
@@ -91,11 +92,33 @@ export function requestIdMiddleware(logger: Logger, metrics?: ServiceMetrics): R
 
 /** Refuses any request that does not carry a context signed by the gateway (or a peer service). */
 export function requireInternalContext(secret: string): RequestHandler {
-  return (req, _res, next) => {
+  return (req, res, next) => {
     const ctx = verifyContext(req.headers, secret);
     if (!ctx) return next(new UnauthorizedError('Request did not come through the gateway', 'unauthorized'));
     req.ctx = ctx;
+    // The trace goes on from the signed context (unless the http instrumentation already
+    // continued it from the same trace's header).
+    if (tracingEnabled()) return traced(req, res, ctx.traceparent, next);
     next();
+  };
+}
+
+function traced(req: Request, res: Response, parent: string | undefined, next: NextFunction): void {
+  const span = serverSpan(req.method, parent);
+  if (!span) return next();
+  res.once('finish', () => span.end(`${req.method} ${routeLabel(req)}`, { 'http.request.method': req.method, 'http.route': routeLabel(req), 'http.response.status_code': res.statusCode }, res.statusCode >= 500));
+  span.run(next);
+}
+
+/**
+ * At the edge (the gateway): a server span for each request, continuing a trace the client
+ * sent in `traceparent`. Nothing at all when tracing is off.
+ */
+export function traceIncoming(): RequestHandler {
+  return (req, res, next) => {
+    if (!tracingEnabled()) return next();
+    const header = req.headers['traceparent'];
+    traced(req, res, typeof header === 'string' ? header : undefined, next);
   };
 }
 

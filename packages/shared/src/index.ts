@@ -23,3 +23,4 @@ export * from './openapi';
 export * from './uploads';
 export * from './routes';
 export * from './metrics';
+export * from './tracing';

@@ -13,6 +13,7 @@ import { createRedis, type Redis } from './redis';
 import { healthRouter } from './health';
 import { createBaseApp, finishApp, jsonBody, requireInternalContext } from './http';
 import { installRouteTemplateHook, serverPort, ServiceMetrics, startMetricsServer } from './metrics';
+import { shutdownTracing } from './tracing';
 
 export interface ServiceDeps<C extends BaseConfig = BaseConfig> {
   service: string;
@@ -170,6 +171,7 @@ export function exitOnSignals(stop: () => Promise<void>, log: Logger): void {
     signalled = true;
     log.info({ signal }, 'signal received');
     stop()
+      .then(() => shutdownTracing())
       .then(() => process.exit(0))
       .catch((err: unknown) => {
         log.error({ err }, 'shutdown failed');

@@ -1,5 +1,5 @@
 import type { Express } from 'express';
-import { createBaseApp, finishApp, healthRouter, jsonBody, requireInternalContext, type ServiceDeps } from '@parley/shared';
+import { createBaseApp, finishApp, healthRouter, jsonBody, requireInternalContext, traceIncoming, type ServiceDeps } from '@parley/shared';
 import { trustProxySetting, type GatewayConfig } from './config';
 import type { GatewayDeps } from './deps';
 import { PrincipalStore } from './auth/principals';
@@ -27,6 +27,7 @@ export function createApp(base: ServiceDeps<GatewayConfig>): Express {
   // proxies it is told about, so a client cannot pick its own address (per-IP limit, audit).
   app.set('trust proxy', trustProxySetting(config.TRUST_PROXY));
   app.use(healthRouter({ service: 'gateway', pool: deps.pool, redis, amqp: deps.amqp }));
+  app.use(traceIncoming()); // a span per request when tracing is on (after the probes)
   app.use(docsRouter()); // /openapi.json, /openapi.yaml, /docs: public, no credential
   // Service-to-service API: only callers that sign with the internal secret (the services;
   // never a client, who cannot sign). Mounted before the identity headers are stripped.

@@ -1,3 +1,4 @@
+import '@parley/shared/dist/tracing-register'; // first: tracing must patch modules before they load
 import { bootService, exitOnSignals } from '@parley/shared';
 import { readConfig } from './config';
 import { gatewayService } from './service';

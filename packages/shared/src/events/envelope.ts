@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { actorSchema, type RequestContext } from '../context';
 import { describeIssues, parseContract } from '../contracts/common';
 import { eventCatalogue, type EventData, type EventType } from './catalogue';
+import { currentTraceparent } from '../tracing';
 
 export const EXCHANGE = 'domain.events';
 export const DEAD_LETTER_EXCHANGE = 'domain.events.dlx';
@@ -24,6 +25,8 @@ export const envelopeSchema = z.object({
   changes: changesSchema.nullable().optional(),
   /** Request metadata the audit log records (client IP of the request that caused it). */
   meta: z.object({ ip: z.string().nullable().optional() }).optional(),
+  /** W3C trace context of the span that wrote the event (tracing on): consumers continue the trace. */
+  traceparent: z.string().max(128).optional(),
 });
 export type EventEnvelope = z.infer<typeof envelopeSchema>;
 
@@ -49,6 +52,7 @@ export function buildEnvelope(ctx: RequestContext, ev: NewEvent): EventEnvelope 
   const checked = eventCatalogue[ev.type].safeParse(ev.data);
   if (!checked.success) throw new ContractViolationError(`${ev.type} data breaks its contract: ${describeIssues(checked.error, 'data')}`);
   const data = checked.data as Record<string, unknown>;
+  const traceparent = currentTraceparent() ?? ctx.traceparent;
   return {
     id: randomUUID(),
     type: ev.type,
@@ -61,6 +65,7 @@ export function buildEnvelope(ctx: RequestContext, ev: NewEvent): EventEnvelope 
     data,
     changes: ev.changes ?? null,
     meta: { ip: ctx.ip },
+    ...(traceparent ? { traceparent } : {}),
   };
 }
 

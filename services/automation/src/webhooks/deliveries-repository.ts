@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { Executor } from '@parley/shared';
+import { currentTraceparent, type Executor } from '@parley/shared';
 
 export type DeliveryStatus = 'pending' | 'succeeded' | 'failed' | 'dead';
 export type DeliveryKind = 'webhook' | 'inbox' | 'rule';
@@ -39,12 +39,15 @@ export interface NewDelivery {
   payload: Record<string, unknown>;
 }
 
-/** Queues deliveries in one statement; a cause (dedupe key) that was queued before is skipped. */
+/**
+ * Queues deliveries in one statement; a cause (dedupe key) that was queued before is skipped.
+ * Each row keeps the active trace context (tracing on) for the sender to continue.
+ */
 export async function insertDeliveries(db: Executor, list: NewDelivery[]): Promise<number> {
   if (list.length === 0) return 0;
   const { rowCount } = await db.query(
-    `INSERT INTO webhook_deliveries (account_id, kind, webhook_id, inbox_id, rule_id, url, dedupe_key, delivery_id, event, source_event_id, payload)
-     SELECT d.account_id, d.kind, d.webhook_id, d.inbox_id, d.rule_id, d.url, d.dedupe_key, d.delivery_id, d.event, d.source_event_id, d.payload
+    `INSERT INTO webhook_deliveries (account_id, kind, webhook_id, inbox_id, rule_id, url, dedupe_key, delivery_id, event, source_event_id, payload, traceparent)
+     SELECT d.account_id, d.kind, d.webhook_id, d.inbox_id, d.rule_id, d.url, d.dedupe_key, d.delivery_id, d.event, d.source_event_id, d.payload, $2
      FROM jsonb_to_recordset($1::jsonb) AS d(account_id integer, kind text, webhook_id integer, inbox_id integer, rule_id integer, url text,
        dedupe_key text, delivery_id uuid, event text, source_event_id uuid, payload jsonb)
      ON CONFLICT (dedupe_key) DO NOTHING`,
@@ -64,6 +67,7 @@ export async function insertDeliveries(db: Executor, list: NewDelivery[]): Promi
           payload: d.payload,
         })),
       ),
+      currentTraceparent() ?? null,
     ],
   );
   return rowCount ?? 0;
@@ -75,6 +79,8 @@ const COLUMNS =
 export interface ClaimedDelivery extends DeliveryRow {
   /** The signing secret as it is now: the webhook's, the inbox's, or (send_webhook_event) that of an account webhook with the same URL. */
   secret: string | null;
+  /** Trace context of the consumer that queued it (null: tracing was off). */
+  traceparent: string | null;
 }
 
 /**
@@ -91,7 +97,7 @@ export async function claimDueDeliveries(db: Executor, limit: number, excludeUrl
        ORDER BY next_attempt_at LIMIT $1 FOR UPDATE SKIP LOCKED)
      UPDATE webhook_deliveries d SET attempts = d.attempts + 1, next_attempt_at = now() + $3 * interval '1 millisecond', updated_at = now()
      FROM due WHERE d.id = due.id
-     RETURNING ${COLUMNS.split(', ').map((c) => `d.${c}`).join(', ')},
+     RETURNING ${COLUMNS.split(', ').map((c) => `d.${c}`).join(', ')}, d.traceparent,
        CASE d.kind
          WHEN 'webhook' THEN (SELECT w.secret FROM webhooks w WHERE w.id = d.webhook_id)
          WHEN 'inbox' THEN (SELECT i.secret FROM inboxes i WHERE i.account_id = d.account_id AND i.id = d.inbox_id)

@@ -1,4 +1,4 @@
-import type { Logger, Pool, ServiceMetrics, Worker } from '@parley/shared';
+import { currentTraceparent, inSpan, tracingEnabled, type Logger, type Pool, type ServiceMetrics, type Worker } from '@parley/shared';
 import type { AutomationConfig } from '../config';
 import { claimDueDeliveries, finishAttempt, releaseDelivery, type ClaimedDelivery, type DeliveryStatus } from './deliveries-repository';
 import { postJson, type PostResult } from './http-post';
@@ -114,6 +114,12 @@ export class DeliverySender implements Worker {
   }
 
   private async send(row: ClaimedDelivery): Promise<void> {
+    if (!tracingEnabled()) return this.attempt(row);
+    // The trace of the event that caused this delivery goes on to the receiver.
+    return inSpan(`webhook POST`, { kind: 'client', parent: row.traceparent, attributes: { 'url.full': row.url, 'parley.webhook.event': row.event, 'parley.webhook.attempt': row.attempts } }, () => this.attempt(row));
+  }
+
+  private async attempt(row: ClaimedDelivery): Promise<void> {
     const { config, pool, log } = this.deps;
     const started = Date.now();
     let result: PostResult;
@@ -124,7 +130,9 @@ export class DeliverySender implements Worker {
       result = { statusCode: null, error: problem === 'private' ? 'refused: private, loopback or link-local target' : 'refused: not an http(s) URL', retryAfterSeconds: null, permanent: true };
     } else {
       const body = JSON.stringify(row.payload);
-      const headers = deliveryHeaders({ deliveryId: row.delivery_id, event: row.event, body, secret: row.secret, timestamp: Math.floor(Date.now() / 1000) });
+      const headers: Record<string, string> = deliveryHeaders({ deliveryId: row.delivery_id, event: row.event, body, secret: row.secret, timestamp: Math.floor(Date.now() / 1000) });
+      const traceparent = currentTraceparent();
+      if (traceparent) headers['traceparent'] = traceparent;
       result = await postJson(row.url, body, headers, config.WEBHOOK_TIMEOUT_MS, config.WEBHOOK_ALLOW_PRIVATE);
     }
     const ok = result.error === null && result.statusCode !== null && result.statusCode >= 200 && result.statusCode < 300;
