@@ -164,7 +164,7 @@ describe('outbox relay and consumer runner against real Postgres and RabbitMQ', 
     let failures: Map<string, number>;
     const metrics = new ServiceMetrics('test');
     const counted = async (labels: Record<string, string>) =>
-      (await metrics.events.get()).values.filter((v) => Object.entries(labels).every(([k, x]) => v.labels[k] === x)).reduce((a, v) => a + v.value, 0);
+      (await metrics.events.get()).values.filter((v) => Object.entries(labels).every(([k, x]) => (v.labels as Record<string, unknown>)[k] === x)).reduce((a, v) => a + v.value, 0);
 
     beforeAll(async () => {
       amqp = new AmqpConnection(infra().amqpUrl, log, env.namespace, 60_000);
