@@ -4,6 +4,7 @@ import type { Executor } from './db';
 import type { AmqpConnection } from './amqp';
 import type { RequestContext } from './context';
 import type { ServiceMetrics } from './metrics';
+import { withTraceparent } from './tracing';
 import { buildEnvelope, type EventEnvelope, type NewEvent } from './events/envelope';
 
 /**
@@ -132,13 +133,17 @@ export class OutboxRelay {
       }
       const ch = await this.opts.amqp.confirmChannel();
       for (const row of rows) {
-        ch.publish(this.opts.amqp.exchange, row.routing_key, Buffer.from(JSON.stringify(row.payload)), {
-          persistent: true,
-          contentType: 'application/json',
-          messageId: row.payload.id,
-          type: row.routing_key,
-          timestamp: Math.floor(Date.now() / 1000),
-        });
+        // In the trace of the request that wrote the event (tracing on: the amqplib
+        // instrumentation's publish span joins it and passes it on in the message headers).
+        withTraceparent(row.payload.traceparent, () =>
+          ch.publish(this.opts.amqp.exchange, row.routing_key, Buffer.from(JSON.stringify(row.payload)), {
+            persistent: true,
+            contentType: 'application/json',
+            messageId: row.payload.id,
+            type: row.routing_key,
+            timestamp: Math.floor(Date.now() / 1000),
+          }),
+        );
       }
       await ch.waitForConfirms();
       await client.query('UPDATE outbox SET published_at = now(), attempts = attempts + 1 WHERE id = ANY($1::bigint[])', [rows.map((r) => r.id)]);

@@ -30,6 +30,8 @@ export interface TracingOptions {
   simple?: boolean;
   /** Patch http, express, pg, amqplib and ioredis (default true; must run before they are loaded). */
   instrument?: boolean;
+  /** Share of new traces kept (a trace started upstream keeps its caller's decision); default 1. */
+  sampleRatio?: number;
 }
 
 export interface Tracing {
@@ -44,7 +46,7 @@ export interface Tracing {
  */
 export function startTracing(opts: TracingOptions): Tracing {
   /* eslint-disable @typescript-eslint/no-require-imports */
-  const { TracerProvider, BatchSpanProcessor, SimpleSpanProcessor } = require('@opentelemetry/sdk-trace') as typeof import('@opentelemetry/sdk-trace');
+  const { TracerProvider, BatchSpanProcessor, SimpleSpanProcessor, ParentBasedSampler, TraceIdRatioBasedSampler } = require('@opentelemetry/sdk-trace') as typeof import('@opentelemetry/sdk-trace');
   const { AsyncLocalStorageContextManager } = require('@opentelemetry/context-async-hooks') as typeof import('@opentelemetry/context-async-hooks');
   const { W3CTraceContextPropagator } = require('@opentelemetry/core') as typeof import('@opentelemetry/core');
   const { resourceFromAttributes } = require('@opentelemetry/resources') as typeof import('@opentelemetry/resources');
@@ -54,7 +56,8 @@ export function startTracing(opts: TracingOptions): Tracing {
     exporter = new OTLPTraceExporter() as unknown as SpanExporter;
   }
   const processor = opts.simple ? new SimpleSpanProcessor({ exporter }) : new BatchSpanProcessor({ exporter });
-  const provider = new TracerProvider({ resource: resourceFromAttributes({ 'service.name': opts.serviceName }), spanProcessors: [processor] });
+  const sampler = new ParentBasedSampler({ root: new TraceIdRatioBasedSampler(opts.sampleRatio ?? 1) });
+  const provider = new TracerProvider({ resource: resourceFromAttributes({ 'service.name': opts.serviceName }), spanProcessors: [processor], sampler });
   context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
   propagation.setGlobalPropagator(new W3CTraceContextPropagator());
   trace.setGlobalTracerProvider(provider);
@@ -71,9 +74,10 @@ export function startTracing(opts: TracingOptions): Tracing {
         // Probes and scrapes are not worth a trace each.
         new HttpInstrumentation({ ignoreIncomingRequestHook: (req) => /^\/(healthz|readyz|metrics)(\?|$)/.test(req.url ?? '') }),
         new ExpressInstrumentation(),
-        new PgInstrumentation(),
+        // Only inside a request or an event: the relay's and workers' polling is not a trace each.
+        new PgInstrumentation({ requireParentSpan: true }),
         new AmqplibInstrumentation(),
-        new IORedisInstrumentation(),
+        new IORedisInstrumentation({ requireParentSpan: true }),
       ],
     });
   }
@@ -101,7 +105,8 @@ export async function shutdownTracing(): Promise<void> {
 /** Starts tracing when OTEL_EXPORTER_OTLP_ENDPOINT is set (OTEL_SERVICE_NAME names the service); otherwise does nothing. */
 export function startTracingFromEnv(env: NodeJS.ProcessEnv = process.env, fallbackName = 'parley'): Tracing | null {
   if (!env['OTEL_EXPORTER_OTLP_ENDPOINT'] || enabled) return null;
-  return startTracing({ serviceName: env['OTEL_SERVICE_NAME'] || fallbackName });
+  const ratio = Number(env['OTEL_TRACES_SAMPLER_ARG'] ?? 1);
+  return startTracing({ serviceName: env['OTEL_SERVICE_NAME'] || fallbackName, sampleRatio: Number.isFinite(ratio) && ratio >= 0 && ratio <= 1 ? ratio : 1 });
 }
 
 /** The active trace context as a W3C `traceparent`, or undefined (tracing off, or no span). */
@@ -110,6 +115,12 @@ export function currentTraceparent(): string | undefined {
   const carrier: Record<string, string> = {};
   propagation.inject(context.active(), carrier);
   return carrier['traceparent'];
+}
+
+/** Runs `fn` with `traceparent` as the active context (tracing on), so spans it makes join that trace. */
+export function withTraceparent<T>(traceparent: string | null | undefined, fn: () => T): T {
+  if (!enabled || !traceparent) return fn();
+  return context.with(propagation.extract(ROOT_CONTEXT, { traceparent }), fn);
 }
 
 /** The trace id inside a `traceparent` (32 hex digits), or null. */
