@@ -105,6 +105,16 @@ describe('metrics on every service', () => {
     }
   });
 
+  it('when a service consumes a queue, then the service list names it (so the KEDA triggers in deploy/k8s cover it)', () => {
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    const { services } = require('../../../scripts/services') as { services: Array<{ name: string; queues: string[] }> };
+    for (const [name, svc] of Object.entries(stack.services)) {
+      const declared = services.find((s) => s.name === name)!.queues;
+      const consumed = svc.consumers.map((c) => c.queue.slice(stack.env.namespace.length));
+      expect({ name, missing: consumed.filter((q) => !declared.includes(q)) }).toEqual({ name, missing: [] });
+    }
+  });
+
   it('when a client asks the gateway for /metrics, then it is not there; each service serves it on its own port only', async () => {
     const res = await fetch(`${stack.gatewayUrl}/metrics`);
     expect(res.status).toBeGreaterThanOrEqual(400);
