@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { InMemorySpanExporter, type ReadableSpan } from '@opentelemetry/sdk-trace';
 import { buildEnvelope, signContext, startTracing, systemContext, traceIdOf, verifyContext, type Tracing } from '@parley/shared';
-import { waitFor } from '@parley/testkit';
+import { contactFixture, waitFor } from '@parley/testkit';
 import { startStack, type Stack } from '../../support/stack';
 import { seedAccount } from '../../support/factories';
 import { client } from '../../support/http';
@@ -20,7 +20,7 @@ describe('one trace across the services', () => {
   const SECRET = 'trace-test-secret-0123456789';
 
   it('when tracing is off, then nothing carries a trace context', () => {
-    const env = buildEnvelope(systemContext('test', 1, 'r'), { type: 'contact.deleted', accountId: 1, data: { id: 1 } as never });
+    const env = buildEnvelope(systemContext('test', 1, 'r'), { type: 'contact.deleted', accountId: 1, data: { ...contactFixture(1, 1) } });
     expect(env).not.toHaveProperty('traceparent');
     const ctx = verifyContext(signContext(systemContext('test', 1, 'r'), SECRET), SECRET);
     expect(ctx).not.toHaveProperty('traceparent');
