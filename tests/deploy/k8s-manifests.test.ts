@@ -44,6 +44,15 @@ const configOf = (objs: Obj[]): Record<string, string> => {
   return cms[0]!.data ?? {};
 };
 
+describe('the service list says how each service scales', () => {
+  it('when a service is listed, then it names its autoscaling signal and the queues it consumes (scripts/services.js)', () => {
+    for (const s of services) {
+      expect({ name: s.name, scale: s.scale, queues: Array.isArray(s.queues) }).toEqual({ name: s.name, scale: expect.stringMatching(/^(cpu|queue)$/), queues: true });
+      if (s.scale === 'queue') expect({ name: s.name, queues: s.queues.length > 0 }).toEqual({ name: s.name, queues: true });
+    }
+  });
+});
+
 describe('deploy/k8s renders and validates', () => {
   it.each(overlays)('when the %s overlay is rendered, then every object validates against its schema', (overlay) => {
     const objs = rendered[overlay];
