@@ -74,9 +74,10 @@ describe('metrics on every service', () => {
       const s = await scrape(urlOf('conversations'));
       return total(s, 'parley_outbox_pending_rows') === 0 ? s : null;
     }, { what: 'conversations outbox drained' });
-    const route = '/api/v1/accounts/:account_id/conversations/:conversation_id';
+    // The template, whatever the routes call their params.
     const convRoutes = conversations.filter((s) => s.name === 'http_server_request_duration_seconds_count').map((s) => s.labels['route']!);
-    expect(convRoutes).toContain(route);
+    const route = convRoutes.find((r) => /^\/api\/v1\/accounts\/:[a-z_]+\/conversations\/:[a-z_]+$/.test(r))!;
+    expect(route).toBeDefined();
     expect(moved('conversations', 'http_server_request_duration_seconds_count', { route, method: 'GET', status: '404' }, conversations)).toBe(1);
     expect(moved('conversations', 'parley_outbox_published_total', {}, conversations)).toBeGreaterThan(0);
     expect(total(conversations, 'parley_outbox_oldest_pending_age_seconds')).toBe(0);
@@ -92,7 +93,8 @@ describe('metrics on every service', () => {
     }, { what: 'audit consumer metrics' });
     expect(total(audit, 'parley_consumer_event_duration_seconds_count', { queue: 'audit.events' })).toBeGreaterThan(0);
     const contacts = await scrape(urlOf('contacts'));
-    expect(moved('contacts', 'http_server_request_duration_seconds_count', { route: '/public/api/v1/inboxes/:inbox_identifier/contacts', method: 'POST', status: '200' }, contacts)).toBe(1);
+    const publicCreate = contacts.find((s) => s.name === 'http_server_request_duration_seconds_count' && /^\/public\/api\/v1\/inboxes\/:[a-z_]+\/contacts$/.test(s.labels['route']!) && s.labels['method'] === 'POST')!;
+    expect(moved('contacts', 'http_server_request_duration_seconds_count', publicCreate.labels, contacts)).toBe(1);
 
     for (const [name, samples] of Object.entries({ gateway: gw, conversations, contacts, automation, audit })) {
       // Node's process metrics, and every sample labelled with its service.
