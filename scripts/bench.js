@@ -10,6 +10,7 @@
 const { spawn, execFileSync } = require('node:child_process');
 const path = require('node:path');
 const autocannon = require('autocannon');
+const { callApi } = require('./bench-http');
 
 const SECONDS = Number(process.env.BENCH_SECONDS || 8);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS || 16);
@@ -49,15 +50,8 @@ async function startStack() {
   throw new Error('stack did not become ready');
 }
 
-async function call(method, p, token, body) {
-  const res = await fetch(base + p, {
-    method,
-    headers: { 'content-type': 'application/json', ...(token ? { api_access_token: token } : {}) },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const text = await res.text();
-  if (!res.ok) throw new Error(`${method} ${p} -> ${res.status} ${text.slice(0, 300)}`);
-  return text ? JSON.parse(text) : {};
+function call(method, p, token, body) {
+  return callApi(base, method, p, token, body);
 }
 
 async function seed() {

@@ -4,12 +4,20 @@
 # stopped), Chromium for the docs browser test, kubectl and docker-compose for the deploy tests. Idempotent; prints what it does.
 set -euo pipefail
 
-PNPM_VERSION=10.34.8
+# pnpm 10 (10.26 or later), 11 and 12 all install this workspace from the same lockfile (package.json
+# `engines.pnpm`; no `packageManager` pin, which pnpm 11+ would try to download). A machine without
+# pnpm, or with one outside that range, gets the newest pnpm 10.
+PNPM_FALLBACK=10
 log() { echo "[ensure-infra] $*"; }
 
-if ! command -v pnpm >/dev/null 2>&1; then
-  log "installing pnpm@$PNPM_VERSION"
-  npm install -g "pnpm@$PNPM_VERSION" >/dev/null
+pnpm_supported() {
+  local v
+  v=$(pnpm --version 2>/dev/null) || return 1
+  node -e 'const [a,b]=process.argv[1].split(".").map(Number);process.exit((a===10&&b>=26)||a===11||a===12?0:1)' "$v"
+}
+if ! pnpm_supported; then
+  log "installing pnpm@$PNPM_FALLBACK (found: $(pnpm --version 2>/dev/null || echo none))"
+  npm install -g "pnpm@$PNPM_FALLBACK" >/dev/null
 fi
 
 need_pkgs=()

@@ -9,12 +9,14 @@
  * migrates nothing: it waits until the service's schema has every migration this build
  * carries, then exits 0 (a pod's init container, while the release's job migrates).
  */
-const { migrateService, pendingMigrations, createLogger } = require('@parley/shared');
+const { migrateService, pendingMigrations, createLogger, baseConfigSchema, loadConfig } = require('@parley/shared');
 const { services } = require('./services');
 
-const adminUrl = process.env.DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/parley';
-const rolePassword = process.env.DB_ROLE_PASSWORD || 'parley-dev-role';
-const log = createLogger('migrate', process.env.LOG_LEVEL || 'info');
+// The services' own settings schema: the same keys, defaults and checks as the services.
+const config = loadConfig(baseConfigSchema.pick({ DATABASE_URL: true, DB_ROLE_PASSWORD: true, LOG_LEVEL: true }));
+const adminUrl = config.DATABASE_URL;
+const rolePassword = config.DB_ROLE_PASSWORD;
+const log = createLogger('migrate', config.LOG_LEVEL);
 
 function pick(names) {
   const unknown = names.filter((n) => !services.some((s) => s.name === n));

@@ -1,18 +1,16 @@
 /**
- * The services, their default ports and entry points (built by `pnpm build`), and how each
- * scales beyond one machine: `cpu` (HTTP-bound: an HPA on CPU) or `queue` (a consumer: KEDA on
- * the depth of each of its `queues`). `queues` are the durable queues it consumes.
+ * The services as the scripts need them: packages/shared/src/registry.ts (the one list: name,
+ * port, URL key, how each scales and the queues it consumes) plus each one's built entry point and
+ * migrations directory. Needs `pnpm build` (the scripts that use it build first).
  */
 const path = require('node:path');
+const { SERVICE_REGISTRY } = require('@parley/shared');
 
 const root = path.resolve(__dirname, '..');
-const services = [
-  { name: 'conversations', port: 3001, scale: 'cpu', queues: ['conversations.projections'] },
-  { name: 'contacts', port: 3002, scale: 'cpu', queues: ['contacts.events'] },
-  { name: 'helpcenter', port: 3003, scale: 'cpu', queues: ['helpcenter.identity'] },
-  { name: 'automation', port: 3004, scale: 'queue', queues: ['automation.rules', 'automation.webhooks', 'automation.projections'] },
-  { name: 'audit', port: 3005, scale: 'queue', queues: ['audit.events'] },
-  { name: 'gateway', port: 3000, scale: 'cpu', queues: [] },
-].map((s) => ({ ...s, main: path.join(root, 'services', s.name, 'dist', 'main.js'), migrations: path.join(root, 'services', s.name, 'migrations') }));
+const services = SERVICE_REGISTRY.map((s) => ({
+  ...s,
+  main: path.join(root, 'services', s.name, 'dist', 'main.js'),
+  migrations: path.join(root, 'services', s.name, 'migrations'),
+}));
 
 module.exports = { services, root };

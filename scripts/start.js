@@ -1,38 +1,46 @@
 #!/usr/bin/env node
-/* Starts all six services as child processes (after migrating once), waits for the
- * gateway to be ready, prints how to use it, and stops everything on Ctrl-C / SIGTERM. */
+/* Starts every service in the registry as child processes (after migrating once), waits for the
+ * gateway to be ready, prints how to use it, and stops everything on Ctrl-C / SIGTERM.
+ * A service that exits on its own is restarted with back-off (scripts/supervise.js), as a
+ * supervisor would; the rest of the stack goes on. PORT_OFFSET shifts every port (a second
+ * stack on one machine, tests). */
 const { spawn, spawnSync } = require('node:child_process');
 const path = require('node:path');
 const { services, root } = require('./services');
+const { supervise } = require('./supervise');
 
-const gatewayPort = Number(process.env.PORT || 3000);
+const offset = Number(process.env.PORT_OFFSET || 0);
+const gatewayPort = Number(process.env.PORT || 3000 + offset);
 const platformToken = process.env.PLATFORM_API_TOKEN || 'parley-dev-platform-token-change-me';
 
 const migrated = spawnSync(process.execPath, [path.join(__dirname, 'migrate.js')], { stdio: 'inherit', env: process.env });
 if (migrated.status !== 0) process.exit(migrated.status || 1);
 
 // Prometheus endpoints: METRICS_PORT_BASE (9464) + the service's place in scripts/services.js.
-const metricsBase = Number(process.env.METRICS_PORT_BASE || 9464);
-const children = services.map((s, i) => {
+const metricsBase = Number(process.env.METRICS_PORT_BASE || 9464 + offset);
+const portOf = (s) => (s.name === 'gateway' ? gatewayPort : s.port + offset);
+// Where the services find each other (unless told otherwise).
+const peers = {};
+for (const s of services) peers[s.urlKey] = process.env[s.urlKey] || `http://127.0.0.1:${portOf(s)}`;
+const supervised = services.map((s, i) => {
   // Migrated once above; the services need not look again.
-  const env = { ...process.env, PORT: String(s.name === 'gateway' ? gatewayPort : s.port), MIGRATE_ON_START: 'false', METRICS_PORT: String(metricsBase + i) };
-  const child = spawn(process.execPath, [s.main], { stdio: 'inherit', env, cwd: root });
-  child.on('exit', (code, signal) => {
-    if (!stopping) {
-      console.error(`[start] ${s.name} exited (${signal || code}); stopping the stack`);
-      stop(1);
-    }
+  const env = { ...process.env, ...peers, PORT: String(portOf(s)), MIGRATE_ON_START: 'false', METRICS_PORT: String(metricsBase + i) };
+  return supervise({
+    name: s.name,
+    start: () => {
+      const child = spawn(process.execPath, [s.main], { stdio: 'inherit', env, cwd: root });
+      console.error(`[start] ${s.name} started (pid ${child.pid})`);
+      return child;
+    },
   });
-  return child;
 });
 
 let stopping = false;
 function stop(code = 0) {
   if (stopping) return;
   stopping = true;
-  for (const c of children) if (c.exitCode === null) c.kill('SIGTERM');
   const t = setTimeout(() => process.exit(code), 15_000);
-  Promise.all(children.map((c) => (c.exitCode !== null ? null : new Promise((r) => c.on('exit', r))))).then(() => {
+  Promise.all(supervised.map((s) => s.stop())).then(() => {
     clearTimeout(t);
     process.exit(code);
   });

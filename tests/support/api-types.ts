@@ -20,6 +20,26 @@ export interface paths {
         patch: operations["updateAccount"];
         trace?: never;
     };
+    "/api/v1/accounts/{account_id}/actions/contact_merge": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Merge two contacts
+         * @description Chatwoot's contact merge: `mergee_contact_id` goes into `base_contact_id`. The base keeps its values and takes the mergee's where it has none (name, email, phone number, identifier; attribute keys it lacks); labels are joined; the mergee's contact inboxes and conversations (with their messages and notes) move to the base; the mergee is deleted. Publishes `contact.merged` (the base, with `merged_contact_id`). Answers the base contact as it is now. Either id unknown is 404; the same id twice is 422.
+         */
+        post: operations["mergeContacts"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/accounts/{account_id}/agent_bots": {
         parameters: {
             query?: never;
@@ -444,6 +464,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/accounts/{account_id}/contacts/active": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Contacts online now
+         * @description Chatwoot's online contacts (its presence tracker, fed by the web widget's socket). No client here reports contact presence (there is no web widget or contact socket), so the answer is always an empty page `{meta: {count: 0, current_page}, payload: []}`; the route exists so clients that poll it keep working.
+         */
+        get: operations["listActiveContacts"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/accounts/{account_id}/contacts/filter": {
         parameters: {
             query?: never;
@@ -455,7 +495,7 @@ export interface paths {
         put?: never;
         /**
          * Filter contacts by attributes
-         * @description Conditions `{attribute_key, filter_operator, values, query_operator}` joined left to right by `query_operator` (and/or). Keys: name, email, phone_number, identifier, country_code, city, company, referer, created_at, last_activity_at, blocked, labels; any other key is a custom attribute.
+         * @description Chatwoot's contact filter over every contact of the account. Conditions `{attribute_key, filter_operator, values, query_operator}`; `query_operator` (AND/OR, any case) joins a condition to the next, without grouping, so AND binds before OR; the last condition's may be null, empty, omitted or a trailing AND/OR. Keys: name, email, company, city, country_code, referer, identifier (equal_to, not_equal_to, contains, does_not_contain, is_present, is_not_present; case-insensitive), phone_number (those and starts_with, compared as +digits), created_at, last_activity_at (is_greater_than, is_less_than, days_before, is_present, is_not_present), blocked (equal_to, not_equal_to), labels (equal_to, not_equal_to, is_present, is_not_present); any other key is a custom attribute (text operators, and is_greater_than/is_less_than on numbers). `not_equal_to` also matches contacts without the value. 15 a page (`page` in the query or the body). A bad condition is 422 naming it (`payload.1.filter_operator`).
          */
         post: operations["filterContacts"];
         delete?: never;
@@ -473,7 +513,7 @@ export interface paths {
         };
         /**
          * Search contacts
-         * @description `q` (required) anywhere in name, email, phone number or identifier, over every contact of the account; paged and sorted like the list.
+         * @description `q` (required) anywhere in name, email, phone number or identifier, over every contact of the account; paged and sorted like the list; `meta.has_more` says whether a further page exists.
          */
         get: operations["searchContacts"];
         put?: never;
@@ -495,7 +535,7 @@ export interface paths {
          * List conversations
          * @description **SPEC operation 1: List conversations.**
          *
-         *     25 a page, newest activity first by default. `meta` counts see every filter but `assignee_type`. `status` is ignored when `q` is given (Chatwoot). Agents see the conversations of their inboxes. Unknown or malformed parameters are 400.
+         *     25 a page, newest activity first by default. `meta` counts see every filter but `assignee_type` (and `updated_within`). `status` is ignored when `q` is given (Chatwoot). Agents see the conversations of their inboxes. A `team_id` that is no team of the account is 404 (Chatwoot). `updated_within` (seconds) answers every conversation updated since, unpaginated. `conversation_type`: `mention` (private notes @-mentioning the caller), `participating` (the caller wrote in, was mentioned in or is assigned; any inbox), `unattended`. Unknown or malformed parameters are 400.
          */
         get: operations["listConversations"];
         put?: never;
@@ -716,6 +756,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/accounts/{account_id}/conversations/{conversation_id}/toggle_typing_status": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Say the agent is typing (or stopped)
+         * @description Sends `conversation.typing_on|typing_off` to the realtime channel (`/cable`): the conversation's agents and its contact; `is_private` marks typing of a private note.
+         */
+        post: operations["toggleConversationTyping"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/accounts/{account_id}/conversations/{conversation_id}/unmute": {
         parameters: {
             query?: never;
@@ -767,6 +827,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/accounts/{account_id}/conversations/filter": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Filter conversations
+         * @description Chatwoot's conversation filter. `payload` is a list of conditions `{attribute_key, filter_operator, values, query_operator}`. Keys: `status` (names, `all` = every status) and `priority` (names, `none` = no priority): equal_to, not_equal_to; `assignee_id`, `inbox_id`, `team_id`, `campaign_id`, `labels`: equal_to, not_equal_to, is_present, is_not_present; `display_id`: equal_to, not_equal_to, contains, does_not_contain; `browser_language`, `conversation_language`, `country_code`: equal_to, not_equal_to; `referer`, `mail_subject`: those and contains, does_not_contain; `created_at`, `last_activity_at`: is_greater_than, is_less_than (compared as UTC dates), days_before (N days before today); any other key must be a conversation custom attribute definition of the account, with operators by its type. `query_operator` (AND/OR, any case) joins a condition to the next one, left to right without grouping, so AND binds before OR (`a AND b OR c` is `(a AND b) OR c`), as in Chatwoot; the last condition's is ignored (null, empty, omitted or trailing). `not_equal_to` also matches conversations without a value. No default status applies. Agents see the conversations of their inboxes. 25 a page (`page` in the body or the query), newest activity first; the counts cover the whole filtered set. A bad key, operator, value or query_operator is 422 naming the condition (`payload.1.filter_operator`).
+         */
+        post: operations["filterConversations"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/accounts/{account_id}/conversations/meta": {
         parameters: {
             query?: never;
@@ -776,9 +856,29 @@ export interface paths {
         };
         /**
          * Conversation counts
-         * @description The `meta` of the list for the same filters.
+         * @description The `meta` of the list for the same filters (a `team_id` that is no team of the account is 404).
          */
         get: operations["getConversationCounts"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/accounts/{account_id}/conversations/search": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Search conversations
+         * @description The conversation list searched by `q` (required): conversations with an incoming or outgoing message containing it, or whose contact's name contains it (case-insensitive). Takes the list's other parameters; `status` is ignored (as with the list's `q`). 25 a page, newest activity first; `meta` counts as the list's. The payload items are the list's conversations (Chatwoot answers a compact partial). Agents see the conversations of their inboxes. A `team_id` that is no team of the account is 404 (Chatwoot). A missing `q` or a malformed or unknown parameter is 400.
+         */
+        get: operations["searchConversations"];
         put?: never;
         post?: never;
         delete?: never;
@@ -835,6 +935,62 @@ export interface paths {
          * @description Administrators only.
          */
         patch: operations["updateCustomAttributeDefinition"];
+        trace?: never;
+    };
+    "/api/v1/accounts/{account_id}/custom_filters": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List your saved filters
+         * @description The caller's own filters of one type (`filter_type`: `conversation` (default), `contact`, `report`, or 0, 1, 2), oldest first. Filters are private to their user.
+         */
+        get: operations["listCustomFilters"];
+        put?: never;
+        /**
+         * Save a filter
+         * @description Flat or wrapped in `custom_filter`. `name` and `query` are required; `filter_type` (`conversation` by default, `contact`, `report`, or 0, 1, 2; `type` is taken for it too) is answered by name. `query` is the filter body (`{payload: [...]}`) and must be a valid filter of its type (422 naming `query.payload.N.field`); report queries are kept as sent. At most 1,000 per user and account (422 `limit_reached`).
+         */
+        post: operations["createCustomFilter"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/accounts/{account_id}/custom_filters/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Show a saved filter
+         * @description Another user's filter is 404.
+         */
+        get: operations["getCustomFilter"];
+        /**
+         * Update a saved filter (PUT)
+         * @description Any of `name`, `filter_type`, `query`, flat or wrapped in `custom_filter`; a new query or type is checked as on create. Another user's filter is 404.
+         */
+        put: operations["updateCustomFilterPut"];
+        post?: never;
+        /**
+         * Delete a saved filter
+         * @description Answers `{}` (Chatwoot: 204). Another user's filter is 404.
+         */
+        delete: operations["deleteCustomFilter"];
+        options?: never;
+        head?: never;
+        /**
+         * Update a saved filter
+         * @description Any of `name`, `filter_type`, `query`, flat or wrapped in `custom_filter`; a new query or type is checked as on create. Another user's filter is 404.
+         */
+        patch: operations["updateCustomFilter"];
         trace?: never;
     };
     "/api/v1/accounts/{account_id}/inbox_members": {
@@ -1387,6 +1543,332 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v2/accounts/{account_id}/live_reports/conversation_metrics": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Live conversation metrics
+         * @description Administrators only (403 otherwise). `{open, unattended, unassigned, pending}` now, for the account or one team (`team_id`; 404 for a team the account does not have).
+         */
+        get: operations["getLiveConversationMetrics"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/accounts/{account_id}/live_reports/grouped_conversation_metrics": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Live conversation metrics by team or assignee
+         * @description Administrators only (403 otherwise). `[{open, unattended, unassigned, <group_by>}]` per team (`group_by=team_id`) or assignee (`assignee_id`); conversations without one are the row with null. Any other `group_by`: 422.
+         */
+        get: operations["getGroupedLiveConversationMetrics"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/accounts/{account_id}/reports": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Report timeseries
+         * @description Administrators only (403 otherwise). One metric per bucket (`group_by`) over `[since, until)`, every bucket present. Counts answer `[{value, timestamp}]`, averages (`avg_first_response_time`, `avg_resolution_time`, `reply_time`, seconds) `[{value, timestamp, count}]`. An unknown `metric` or `type`, a missing `id`, a missing or malformed `since`/`until`, `until` not after `since` or more than a year after it: 422 with the Error body (Chatwoot answers `{}` or a 500). docs/reports.md defines each metric.
+         */
+        get: operations["getReportTimeseries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/accounts/{account_id}/reports/agents": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Download the agents report (CSV)
+         * @description Administrators only (403 otherwise). `agents_report.csv`: "Reporting period YYYY-MM-DD to YYYY-MM-DD", then "Agent name", "Assigned conversations", "Avg first response time", "Avg resolution time", "Avg customer waiting time", "Resolution Count"; times humanised ("1 hour 5 minutes", "--" for none). The numbers are `summary_reports/agent`'s. Bad `since`/`until`: 422.
+         */
+        get: operations["downloadAgentsReport"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/accounts/{account_id}/reports/bot_summary": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Bot summary
+         * @description Administrators only (403 otherwise). Over `[since, until)` (unix seconds, required, at most a year; 422 otherwise). Bot resolutions and hand-offs, and `previous`: the window of equal length before.
+         */
+        get: operations["getBotSummary"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/accounts/{account_id}/reports/conversation_traffic": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Download the conversation traffic heatmap (CSV)
+         * @description Administrators only (403 otherwise). `conversation_traffic.csv`: "Timezone,UTC+hh:mm", then a header of the 24 hours and one line per day of `[since, until)` (local to `timezone_offset`) with the conversations created in each hour. Bad parameters: 422.
+         */
+        get: operations["downloadConversationTrafficReport"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/accounts/{account_id}/reports/conversations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Conversation counts
+         * @description Administrators only (403 otherwise). `type=account`: `{open, unattended, unassigned, pending}` now (pending counted, where Chatwoot always says 0). `type=agent`: every member with their open and unattended conversations, most open first, 25 a page. A missing or other `type`: 422.
+         */
+        get: operations["getReportConversationCounts"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/accounts/{account_id}/reports/inboxes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Download the inboxes report (CSV)
+         * @description Administrators only (403 otherwise). `inboxes_report.csv`: "Reporting period YYYY-MM-DD to YYYY-MM-DD", then "Inbox name", "Inbox type", "No. of conversations", "Avg first response time", "Avg resolution time"; times humanised ("1 hour 5 minutes", "--" for none). The numbers are `summary_reports/inbox`'s. Bad `since`/`until`: 422.
+         */
+        get: operations["downloadInboxesReport"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/accounts/{account_id}/reports/labels": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Download the labels report (CSV)
+         * @description Administrators only (403 otherwise). `labels_report.csv`: "Reporting period YYYY-MM-DD to YYYY-MM-DD", then "Label", "No. of conversations", "Avg first response time", "Avg resolution time"; times humanised ("1 hour 5 minutes", "--" for none). The numbers are `summary_reports/label`'s. Bad `since`/`until`: 422.
+         */
+        get: operations["downloadLabelsReport"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/accounts/{account_id}/reports/summary": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Report summary
+         * @description Administrators only (403 otherwise). The totals over `[since, until)` for the scope (`type`, `id`), and `previous`: the same for the window of equal length before. Equal to the timeseries summed over the same window. An unknown `metric` or `type`, a missing `id`, a missing or malformed `since`/`until`, `until` not after `since` or more than a year after it: 422 with the Error body (Chatwoot answers `{}` or a 500).
+         */
+        get: operations["getReportSummary"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/accounts/{account_id}/reports/teams": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Download the teams report (CSV)
+         * @description Administrators only (403 otherwise). `teams_report.csv`: "Reporting period YYYY-MM-DD to YYYY-MM-DD", then "Team name", "No. of conversations", "Avg first response time", "Avg resolution time"; times humanised ("1 hour 5 minutes", "--" for none). The numbers are `summary_reports/team`'s. Bad `since`/`until`: 422.
+         */
+        get: operations["downloadTeamsReport"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/accounts/{account_id}/summary_reports/agent": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Agent summary report
+         * @description Administrators only (403 otherwise). Over `[since, until)` (unix seconds, required, at most a year; 422 otherwise). one row per member of the account; conversations are those assigned to the agent now, times and resolutions are credited as in docs/reports.md. Each row equals `reports/summary` with `type=agent&id=<id>`.
+         */
+        get: operations["getAgentsSummaryReport"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/accounts/{account_id}/summary_reports/inbox": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Inboxe summary report
+         * @description Administrators only (403 otherwise). Over `[since, until)` (unix seconds, required, at most a year; 422 otherwise). one row per inbox. Each row equals `reports/summary` with `type=inbox&id=<id>`.
+         */
+        get: operations["getInboxesSummaryReport"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/accounts/{account_id}/summary_reports/label": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Label summary report
+         * @description Administrators only (403 otherwise). Over `[since, until)` (unix seconds, required, at most a year; 422 otherwise). one row per label of the account, with `name`; averages 0 instead of null (Chatwoot). Each row equals `reports/summary` with `type=label&id=<id>`.
+         */
+        get: operations["getLabelsSummaryReport"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/accounts/{account_id}/summary_reports/team": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Team summary report
+         * @description Administrators only (403 otherwise). Over `[since, until)` (unix seconds, required, at most a year; 422 otherwise). one row per team (the conversation's team when the event happened; conversations: its team now). Each row equals `reports/summary` with `type=team&id=<id>`.
+         */
+        get: operations["getTeamsSummaryReport"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/cable": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Real-time channel (ActionCable WebSocket)
+         * @description Chatwoot's real-time channel: a WebSocket speaking Rails ActionCable v1 (`actioncable-v1-json`), proxied to the realtime service; use `@rails/actioncable` or any ActionCable client.
+         *
+         *     - Server frames: `{"type":"welcome"}`, `{"type":"ping","message":<unix s>}` every 3 s, `confirm_subscription` / `reject_subscription`, `{"type":"disconnect","reason","reconnect"}`, and data frames `{"identifier","message":{"event","data","id"}}`.
+         *     - Subscribe to `{"channel":"RoomChannel","pubsub_token","account_id","user_id"}` with the profile's `pubsub_token` (users: the account's events, conversations of their inboxes; administrators all), or `{"channel":"RoomChannel","pubsub_token"}` with the token the public contact API answers (a contact: its conversations, never private notes). Anything else is rejected.
+         *     - Events: `message.created|updated`, `conversation.created|updated|status_changed|read|typing_on|typing_off`, `assignee.changed`, `team.changed`, `contact.created|updated|merged|deleted`, `presence.update` (answer to the `update_presence` action), with Chatwoot's push data.
+         *     - Resume: every event carries `id` (increasing per stream). Subscribe with `last_event_id` in the identifier to get every event after it first, in order and once; past retention (24 h or 10,000 events per stream) the first event is `resync.required`: refetch, then go on.
+         *     - Typing: `POST /api/v1/accounts/{account_id}/conversations/{conversation_id}/toggle_typing_status` (agents), `.../toggle_typing` (public API).
+         */
+        get: operations["cable"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/platform/api/v1/accounts": {
         parameters: {
             query?: never;
@@ -1437,7 +1919,7 @@ export interface paths {
         put?: never;
         /** Add a user to an account (upsert of the role) */
         post: operations["platformCreateAccountUser"];
-        /** Remove a user from an account */
+        /** Remove a user from an account (the user is kept, even with no account left) */
         delete: operations["platformDeleteAccountUser"];
         options?: never;
         head?: never;
@@ -2109,6 +2591,17 @@ export interface components {
             regex_pattern: string | null;
             updated_at: string;
         };
+        CustomFilter: {
+            created_at: string;
+            /** @enum {string} */
+            filter_type: "conversation" | "contact" | "report";
+            id: number;
+            name: string;
+            query: {
+                [key: string]: unknown;
+            };
+            updated_at: string;
+        };
         /** @description Every error answer has this body. */
         Error: {
             /** @description Human-readable summary */
@@ -2594,6 +3087,27 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
+        /** @description A WebSocket endpoint asked without the upgrade */
+        UpgradeRequired: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "description": "Upgrade to a WebSocket",
+                 *       "errors": [
+                 *         {
+                 *           "field": "",
+                 *           "message": "Upgrade to a WebSocket",
+                 *           "code": "upgrade_required"
+                 *         }
+                 *       ]
+                 *     }
+                 */
+                "application/json": components["schemas"]["Error"];
+            };
+        };
     };
     parameters: never;
     requestBodies: never;
@@ -2746,6 +3260,79 @@ export interface operations {
             429: components["responses"]["TooManyRequests"];
         };
     };
+    mergeContacts: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Numeric id of the account */
+                account_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "base_contact_id": 1,
+                 *       "mergee_contact_id": 2
+                 *     }
+                 */
+                "application/json": {
+                    base_contact_id: number | string;
+                    mergee_contact_id: number | string;
+                };
+            };
+        };
+        responses: {
+            /** @description The base contact after the merge */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        additional_attributes: {
+                            [key: string]: unknown;
+                        };
+                        availability_status: string;
+                        blocked: boolean;
+                        contact_inboxes?: {
+                            inbox: {
+                                avatar_url: string;
+                                channel_id: number | null;
+                                channel_type: string;
+                                id: number;
+                                name: string;
+                                provider: string;
+                            };
+                            source_id: string;
+                        }[];
+                        created_at: number;
+                        custom_attributes: {
+                            [key: string]: unknown;
+                        };
+                        email: string;
+                        id: number;
+                        identifier: string;
+                        last_activity_at: number;
+                        name: string;
+                        phone_number: string;
+                        thumbnail: string;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["UnprocessableEntity"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+            504: components["responses"]["GatewayTimeout"];
+        };
+    };
     listAgentBots: {
         parameters: {
             query?: never;
@@ -2850,7 +3437,7 @@ export interface operations {
             path: {
                 /** @description Numeric id of the account */
                 account_id: number;
-                id: string;
+                id: number;
             };
             cookie?: never;
         };
@@ -2891,7 +3478,7 @@ export interface operations {
             path: {
                 /** @description Numeric id of the account */
                 account_id: number;
-                id: string;
+                id: number;
             };
             cookie?: never;
         };
@@ -2949,7 +3536,7 @@ export interface operations {
             path: {
                 /** @description Numeric id of the account */
                 account_id: number;
-                id: string;
+                id: number;
             };
             cookie?: never;
         };
@@ -2977,7 +3564,7 @@ export interface operations {
             path: {
                 /** @description Numeric id of the account */
                 account_id: number;
-                id: string;
+                id: number;
             };
             cookie?: never;
         };
@@ -3035,7 +3622,7 @@ export interface operations {
             path: {
                 /** @description Numeric id of the account */
                 account_id: number;
-                id: string;
+                id: number;
             };
             cookie?: never;
         };
@@ -3185,7 +3772,7 @@ export interface operations {
             path: {
                 /** @description Numeric id of the account */
                 account_id: number;
-                id: string;
+                id: number;
             };
             cookie?: never;
         };
@@ -3241,7 +3828,7 @@ export interface operations {
             path: {
                 /** @description Numeric id of the account */
                 account_id: number;
-                id: string;
+                id: number;
             };
             cookie?: never;
         };
@@ -3269,7 +3856,7 @@ export interface operations {
             path: {
                 /** @description Numeric id of the account */
                 account_id: number;
-                id: string;
+                id: number;
             };
             cookie?: never;
         };
@@ -4384,7 +4971,7 @@ export interface operations {
                 /** @description Numeric id of the account */
                 account_id: number;
                 /** @description Id of the contact */
-                id: string;
+                id: number;
             };
             cookie?: never;
         };
@@ -4445,7 +5032,7 @@ export interface operations {
                 /** @description Numeric id of the account */
                 account_id: number;
                 /** @description Id of the contact */
-                id: string;
+                id: number;
             };
             cookie?: never;
         };
@@ -4541,7 +5128,7 @@ export interface operations {
                 /** @description Numeric id of the account */
                 account_id: number;
                 /** @description Id of the contact */
-                id: string;
+                id: number;
             };
             cookie?: never;
         };
@@ -4572,7 +5159,7 @@ export interface operations {
                 /** @description Numeric id of the account */
                 account_id: number;
                 /** @description Id of the contact */
-                id: string;
+                id: number;
             };
             cookie?: never;
         };
@@ -4668,7 +5255,7 @@ export interface operations {
                 /** @description Numeric id of the account */
                 account_id: number;
                 /** @description Id of the contact */
-                id: string;
+                id: number;
             };
             cookie?: never;
         };
@@ -4729,7 +5316,7 @@ export interface operations {
                 /** @description Numeric id of the account */
                 account_id: number;
                 /** @description Id of the contact */
-                id: string;
+                id: number;
             };
             cookie?: never;
         };
@@ -4782,7 +5369,7 @@ export interface operations {
                 /** @description Numeric id of the account */
                 account_id: number;
                 /** @description Id of the contact */
-                id: string;
+                id: number;
             };
             cookie?: never;
         };
@@ -4829,7 +5416,7 @@ export interface operations {
                 /** @description Numeric id of the account */
                 account_id: number;
                 /** @description Id of the contact */
-                id: string;
+                id: number;
             };
             cookie?: never;
         };
@@ -4899,7 +5486,7 @@ export interface operations {
                 /** @description Numeric id of the account */
                 account_id: number;
                 /** @description Id of the contact */
-                id: string;
+                id: number;
             };
             cookie?: never;
         };
@@ -4932,7 +5519,7 @@ export interface operations {
                 /** @description Numeric id of the account */
                 account_id: number;
                 /** @description Id of the contact */
-                id: string;
+                id: number;
             };
             cookie?: never;
         };
@@ -4969,6 +5556,72 @@ export interface operations {
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
             422: components["responses"]["UnprocessableEntity"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+            504: components["responses"]["GatewayTimeout"];
+        };
+    };
+    listActiveContacts: {
+        parameters: {
+            query?: {
+                page?: number;
+            };
+            header?: never;
+            path: {
+                /** @description Numeric id of the account */
+                account_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The contacts online (none) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        meta: {
+                            count: number;
+                            current_page: string;
+                        };
+                        payload: {
+                            additional_attributes: {
+                                [key: string]: unknown;
+                            };
+                            availability_status: string;
+                            blocked: boolean;
+                            contact_inboxes?: {
+                                inbox: {
+                                    avatar_url: string;
+                                    channel_id: number | null;
+                                    channel_type: string;
+                                    id: number;
+                                    name: string;
+                                    provider: string;
+                                };
+                                source_id: string;
+                            }[];
+                            created_at: number;
+                            custom_attributes: {
+                                [key: string]: unknown;
+                            };
+                            email: string;
+                            id: number;
+                            identifier: string;
+                            last_activity_at: number;
+                            name: string;
+                            phone_number: string;
+                            thumbnail: string;
+                        }[];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["ServiceUnavailable"];
             504: components["responses"]["GatewayTimeout"];
@@ -5014,10 +5667,11 @@ export interface operations {
                     page?: number | string;
                     payload: {
                         attribute_key: string;
-                        custom_attribute_type?: string;
-                        filter_operator: string;
+                        custom_attribute_type?: string | null;
                         /** @enum {string} */
-                        query_operator?: "and" | "or";
+                        filter_operator: "equal_to" | "not_equal_to" | "contains" | "does_not_contain" | "is_present" | "is_not_present" | "is_greater_than" | "is_less_than" | "days_before" | "starts_with";
+                        /** @enum {string} */
+                        query_operator?: "AND" | "OR";
                         values: (string | number | boolean)[];
                     }[];
                 };
@@ -5106,6 +5760,7 @@ export interface operations {
                         meta: {
                             count: number;
                             current_page: string;
+                            has_more: boolean;
                         };
                         payload: {
                             additional_attributes: {
@@ -5152,7 +5807,7 @@ export interface operations {
         parameters: {
             query?: {
                 assignee_type?: "me" | "unassigned" | "all" | "assigned";
-                conversation_type?: "unattended";
+                conversation_type?: "unattended" | "mention" | "participating";
                 inbox_id?: number;
                 labels?: string | string[];
                 page?: number;
@@ -5979,6 +6634,48 @@ export interface operations {
             504: components["responses"]["GatewayTimeout"];
         };
     };
+    toggleConversationTyping: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Numeric id of the account */
+                account_id: number;
+                conversation_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @default false */
+                    is_private?: boolean;
+                    /** @enum {string} */
+                    typing_status: "on" | "off";
+                };
+            };
+        };
+        responses: {
+            /** @description Done */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": Record<string, never>;
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["UnprocessableEntity"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+            504: components["responses"]["GatewayTimeout"];
+        };
+    };
     unmuteConversation: {
         parameters: {
             query?: never;
@@ -6072,11 +6769,88 @@ export interface operations {
             504: components["responses"]["GatewayTimeout"];
         };
     };
+    filterConversations: {
+        parameters: {
+            query?: {
+                page?: number | string;
+            };
+            header?: never;
+            path: {
+                /** @description Numeric id of the account */
+                account_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "payload": [
+                 *         {
+                 *           "attribute_key": "status",
+                 *           "filter_operator": "equal_to",
+                 *           "values": [
+                 *             "open"
+                 *           ],
+                 *           "query_operator": "AND"
+                 *         },
+                 *         {
+                 *           "attribute_key": "assignee_id",
+                 *           "filter_operator": "is_not_present",
+                 *           "values": [],
+                 *           "query_operator": null
+                 *         }
+                 *       ],
+                 *       "page": 1
+                 *     }
+                 */
+                "application/json": {
+                    page?: number | string;
+                    payload: {
+                        attribute_key: string;
+                        custom_attribute_type?: string | null;
+                        /** @enum {string} */
+                        filter_operator: "equal_to" | "not_equal_to" | "contains" | "does_not_contain" | "is_present" | "is_not_present" | "is_greater_than" | "is_less_than" | "days_before" | "starts_with";
+                        /** @enum {string} */
+                        query_operator?: "AND" | "OR";
+                        values: (string | number | boolean)[];
+                    }[];
+                };
+            };
+        };
+        responses: {
+            /** @description Counts over the filtered set and one page of conversations */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        meta: {
+                            all_count: number;
+                            mine_count: number;
+                            unassigned_count: number;
+                        };
+                        payload: components["schemas"]["Conversation"][];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["UnprocessableEntity"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+            504: components["responses"]["GatewayTimeout"];
+        };
+    };
     getConversationCounts: {
         parameters: {
             query?: {
                 assignee_type?: "me" | "unassigned" | "all" | "assigned";
-                conversation_type?: "unattended";
+                conversation_type?: "unattended" | "mention" | "participating";
                 inbox_id?: number;
                 labels?: string | string[];
                 page?: number;
@@ -6107,6 +6881,57 @@ export interface operations {
                             assigned_count: number;
                             mine_count: number;
                             unassigned_count: number;
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+            504: components["responses"]["GatewayTimeout"];
+        };
+    };
+    searchConversations: {
+        parameters: {
+            query: {
+                assignee_type?: "me" | "unassigned" | "all" | "assigned";
+                conversation_type?: "unattended" | "mention" | "participating";
+                inbox_id?: number;
+                labels?: string | string[];
+                page?: number;
+                q: string;
+                sort_by?: "last_activity_at_desc" | "latest" | "last_activity_at_asc" | "created_at_asc" | "sort_on_created_at" | "created_at_desc" | "priority_desc" | "sort_on_priority" | "priority_asc" | "waiting_since_asc" | "sort_on_waiting_since" | "waiting_since_desc";
+                source_id?: string;
+                status?: "all" | "open" | "resolved" | "pending" | "snoozed";
+                team_id?: number;
+            };
+            header?: never;
+            path: {
+                /** @description Numeric id of the account */
+                account_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Counts and one page of matching conversations */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            meta: {
+                                all_count: number;
+                                assigned_count: number;
+                                mine_count: number;
+                                unassigned_count: number;
+                            };
+                            payload: components["schemas"]["Conversation"][];
                         };
                     };
                 };
@@ -6357,6 +7182,255 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["UnprocessableEntity"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+            504: components["responses"]["GatewayTimeout"];
+        };
+    };
+    listCustomFilters: {
+        parameters: {
+            query?: {
+                filter_type?: ("conversation" | "contact" | "report") | number | ("0" | "1" | "2");
+            };
+            header?: never;
+            path: {
+                /** @description Numeric id of the account */
+                account_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The filters */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CustomFilter"][];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+            504: components["responses"]["GatewayTimeout"];
+        };
+    };
+    createCustomFilter: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Numeric id of the account */
+                account_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "name": "Open, unassigned",
+                 *       "filter_type": "conversation",
+                 *       "query": {
+                 *         "payload": [
+                 *           {
+                 *             "attribute_key": "status",
+                 *             "filter_operator": "equal_to",
+                 *             "values": [
+                 *               "open"
+                 *             ],
+                 *             "query_operator": "and"
+                 *           },
+                 *           {
+                 *             "attribute_key": "assignee_id",
+                 *             "filter_operator": "is_not_present",
+                 *             "values": []
+                 *           }
+                 *         ]
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    filter_type?: ("conversation" | "contact" | "report") | number | ("0" | "1" | "2");
+                    name: string;
+                    /** @description The filter body, e.g. {"payload": [{"attribute_key": "status", "filter_operator": "equal_to", "values": ["open"]}]}; checked as a filter of filter_type */
+                    query: {
+                        [key: string]: unknown;
+                    };
+                    type?: ("conversation" | "contact" | "report") | number | ("0" | "1" | "2");
+                };
+            };
+        };
+        responses: {
+            /** @description The filter */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CustomFilter"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["UnprocessableEntity"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+            504: components["responses"]["GatewayTimeout"];
+        };
+    };
+    getCustomFilter: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Numeric id of the account */
+                account_id: number;
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The filter */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CustomFilter"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+            504: components["responses"]["GatewayTimeout"];
+        };
+    };
+    updateCustomFilterPut: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Numeric id of the account */
+                account_id: number;
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": {
+                    filter_type?: ("conversation" | "contact" | "report") | number | ("0" | "1" | "2");
+                    name?: string;
+                    /** @description The filter body, e.g. {"payload": [{"attribute_key": "status", "filter_operator": "equal_to", "values": ["open"]}]}; checked as a filter of filter_type */
+                    query?: {
+                        [key: string]: unknown;
+                    };
+                    type?: ("conversation" | "contact" | "report") | number | ("0" | "1" | "2");
+                };
+            };
+        };
+        responses: {
+            /** @description The filter */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CustomFilter"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["UnprocessableEntity"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+            504: components["responses"]["GatewayTimeout"];
+        };
+    };
+    deleteCustomFilter: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Numeric id of the account */
+                account_id: number;
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": Record<string, never>;
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+            504: components["responses"]["GatewayTimeout"];
+        };
+    };
+    updateCustomFilter: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Numeric id of the account */
+                account_id: number;
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": {
+                    filter_type?: ("conversation" | "contact" | "report") | number | ("0" | "1" | "2");
+                    name?: string;
+                    /** @description The filter body, e.g. {"payload": [{"attribute_key": "status", "filter_operator": "equal_to", "values": ["open"]}]}; checked as a filter of filter_type */
+                    query?: {
+                        [key: string]: unknown;
+                    };
+                    type?: ("conversation" | "contact" | "report") | number | ("0" | "1" | "2");
+                };
+            };
+        };
+        responses: {
+            /** @description The filter */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CustomFilter"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
             422: components["responses"]["UnprocessableEntity"];
             429: components["responses"]["TooManyRequests"];
@@ -8276,7 +9350,7 @@ export interface operations {
             path: {
                 /** @description Numeric id of the account */
                 account_id: number;
-                team_id: string;
+                team_id: number;
             };
             cookie?: never;
         };
@@ -8311,7 +9385,7 @@ export interface operations {
             path: {
                 /** @description Numeric id of the account */
                 account_id: number;
-                team_id: string;
+                team_id: number;
             };
             cookie?: never;
         };
@@ -8358,7 +9432,7 @@ export interface operations {
             path: {
                 /** @description Numeric id of the account */
                 account_id: number;
-                team_id: string;
+                team_id: number;
             };
             cookie?: never;
         };
@@ -8386,7 +9460,7 @@ export interface operations {
             path: {
                 /** @description Numeric id of the account */
                 account_id: number;
-                team_id: string;
+                team_id: number;
             };
             cookie?: never;
         };
@@ -8433,7 +9507,7 @@ export interface operations {
             path: {
                 /** @description Numeric id of the account */
                 account_id: number;
-                team_id: string;
+                team_id: number;
             };
             cookie?: never;
         };
@@ -8475,7 +9549,7 @@ export interface operations {
             path: {
                 /** @description Numeric id of the account */
                 account_id: number;
-                team_id: string;
+                team_id: number;
             };
             cookie?: never;
         };
@@ -8526,7 +9600,7 @@ export interface operations {
             path: {
                 /** @description Numeric id of the account */
                 account_id: number;
-                team_id: string;
+                team_id: number;
             };
             cookie?: never;
         };
@@ -8577,7 +9651,7 @@ export interface operations {
             path: {
                 /** @description Numeric id of the account */
                 account_id: number;
-                team_id: string;
+                team_id: number;
             };
             cookie?: never;
         };
@@ -9577,6 +10651,794 @@ export interface operations {
             429: components["responses"]["TooManyRequests"];
         };
     };
+    getLiveConversationMetrics: {
+        parameters: {
+            query?: {
+                /** @description Only this team's conversations (404 for a team the account does not have) */
+                team_id?: number;
+            };
+            header?: never;
+            path: {
+                /** @description Numeric id of the account */
+                account_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        open: number;
+                        /** @description Waiting on a bot (status pending) */
+                        pending: number;
+                        unassigned: number;
+                        /** @description Open and never replied to, or waiting for a reply */
+                        unattended: number;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+            504: components["responses"]["GatewayTimeout"];
+        };
+    };
+    getGroupedLiveConversationMetrics: {
+        parameters: {
+            query?: {
+                /** @description `team_id` or `assignee_id`; required */
+                group_by?: string;
+            };
+            header?: never;
+            path: {
+                /** @description Numeric id of the account */
+                account_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        assignee_id?: number | null;
+                        open: number;
+                        team_id?: number | null;
+                        unassigned: number;
+                        unattended: number;
+                    }[];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["UnprocessableEntity"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+            504: components["responses"]["GatewayTimeout"];
+        };
+    };
+    getReportTimeseries: {
+        parameters: {
+            query?: {
+                /** @description `true`: average only the time inside the inbox's working hours (`value_in_business_hours`) */
+                business_hours?: string;
+                /** @description Bucket size of the timeseries: hour, day, week, month, year; default day */
+                group_by?: string;
+                /** @description The agent, inbox, label or team id (required unless `type` is `account`) */
+                id?: string;
+                /** @description The timeseries metric (required by `reports`): conversations_count, incoming_messages_count, outgoing_messages_count, avg_first_response_time, avg_resolution_time, reply_time, resolutions_count, bot_resolutions_count, bot_handoffs_count */
+                metric?: string;
+                /** @description Start of the window, unix seconds (included); required */
+                since?: string;
+                /** @description Hours east of UTC the buckets start in (e.g. `5.5`, `-3`); default 0 */
+                timezone_offset?: string;
+                /** @description What the numbers are about: account, agent, inbox, label, team; default account */
+                type?: string;
+                /** @description End of the window, unix seconds (excluded); required; at most a year after `since` */
+                until?: string;
+            };
+            header?: never;
+            path: {
+                /** @description Numeric id of the account */
+                account_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Averages only: how many values the bucket averages */
+                        count?: number;
+                        /** @description Start of the bucket, unix seconds */
+                        timestamp: number;
+                        value: number;
+                    }[];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["UnprocessableEntity"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+            504: components["responses"]["GatewayTimeout"];
+        };
+    };
+    downloadAgentsReport: {
+        parameters: {
+            query?: {
+                /** @description `true`: average only the time inside the inbox's working hours (`value_in_business_hours`) */
+                business_hours?: string;
+                /** @description Bucket size of the timeseries: hour, day, week, month, year; default day */
+                group_by?: string;
+                /** @description The agent, inbox, label or team id (required unless `type` is `account`) */
+                id?: string;
+                /** @description The timeseries metric (required by `reports`): conversations_count, incoming_messages_count, outgoing_messages_count, avg_first_response_time, avg_resolution_time, reply_time, resolutions_count, bot_resolutions_count, bot_handoffs_count */
+                metric?: string;
+                /** @description Start of the window, unix seconds (included); required */
+                since?: string;
+                /** @description Hours east of UTC the buckets start in (e.g. `5.5`, `-3`); default 0 */
+                timezone_offset?: string;
+                /** @description What the numbers are about: account, agent, inbox, label, team; default account */
+                type?: string;
+                /** @description End of the window, unix seconds (excluded); required; at most a year after `since` */
+                until?: string;
+            };
+            header?: never;
+            path: {
+                /** @description Numeric id of the account */
+                account_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["UnprocessableEntity"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+            504: components["responses"]["GatewayTimeout"];
+        };
+    };
+    getBotSummary: {
+        parameters: {
+            query?: {
+                /** @description `true`: average only the time inside the inbox's working hours (`value_in_business_hours`) */
+                business_hours?: string;
+                /** @description Bucket size of the timeseries: hour, day, week, month, year; default day */
+                group_by?: string;
+                /** @description The agent, inbox, label or team id (required unless `type` is `account`) */
+                id?: string;
+                /** @description The timeseries metric (required by `reports`): conversations_count, incoming_messages_count, outgoing_messages_count, avg_first_response_time, avg_resolution_time, reply_time, resolutions_count, bot_resolutions_count, bot_handoffs_count */
+                metric?: string;
+                /** @description Start of the window, unix seconds (included); required */
+                since?: string;
+                /** @description Hours east of UTC the buckets start in (e.g. `5.5`, `-3`); default 0 */
+                timezone_offset?: string;
+                /** @description What the numbers are about: account, agent, inbox, label, team; default account */
+                type?: string;
+                /** @description End of the window, unix seconds (excluded); required; at most a year after `since` */
+                until?: string;
+            };
+            header?: never;
+            path: {
+                /** @description Numeric id of the account */
+                account_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        bot_handoffs_count: number;
+                        bot_resolutions_count: number;
+                        previous: {
+                            bot_handoffs_count: number;
+                            bot_resolutions_count: number;
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["UnprocessableEntity"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+            504: components["responses"]["GatewayTimeout"];
+        };
+    };
+    downloadConversationTrafficReport: {
+        parameters: {
+            query?: {
+                /** @description `true`: average only the time inside the inbox's working hours (`value_in_business_hours`) */
+                business_hours?: string;
+                /** @description Bucket size of the timeseries: hour, day, week, month, year; default day */
+                group_by?: string;
+                /** @description The agent, inbox, label or team id (required unless `type` is `account`) */
+                id?: string;
+                /** @description The timeseries metric (required by `reports`): conversations_count, incoming_messages_count, outgoing_messages_count, avg_first_response_time, avg_resolution_time, reply_time, resolutions_count, bot_resolutions_count, bot_handoffs_count */
+                metric?: string;
+                /** @description Start of the window, unix seconds (included); required */
+                since?: string;
+                /** @description Hours east of UTC the buckets start in (e.g. `5.5`, `-3`); default 0 */
+                timezone_offset?: string;
+                /** @description What the numbers are about: account, agent, inbox, label, team; default account */
+                type?: string;
+                /** @description End of the window, unix seconds (excluded); required; at most a year after `since` */
+                until?: string;
+            };
+            header?: never;
+            path: {
+                /** @description Numeric id of the account */
+                account_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["UnprocessableEntity"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+            504: components["responses"]["GatewayTimeout"];
+        };
+    };
+    getReportConversationCounts: {
+        parameters: {
+            query?: {
+                /** @description Page of the agent list; default 1 */
+                page?: string;
+                /** @description `account` (the counts) or `agent` (per agent, 25 a page, most open first); required */
+                type?: string;
+            };
+            header?: never;
+            path: {
+                /** @description Numeric id of the account */
+                account_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        open: number;
+                        /** @description Waiting on a bot (status pending) */
+                        pending: number;
+                        unassigned: number;
+                        /** @description Open and never replied to, or waiting for a reply */
+                        unattended: number;
+                    } | {
+                        availability: string;
+                        email: string;
+                        id: number;
+                        metric: {
+                            open: number;
+                            unattended: number;
+                        };
+                        name: string;
+                        thumbnail: string;
+                    }[];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["UnprocessableEntity"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+            504: components["responses"]["GatewayTimeout"];
+        };
+    };
+    downloadInboxesReport: {
+        parameters: {
+            query?: {
+                /** @description `true`: average only the time inside the inbox's working hours (`value_in_business_hours`) */
+                business_hours?: string;
+                /** @description Bucket size of the timeseries: hour, day, week, month, year; default day */
+                group_by?: string;
+                /** @description The agent, inbox, label or team id (required unless `type` is `account`) */
+                id?: string;
+                /** @description The timeseries metric (required by `reports`): conversations_count, incoming_messages_count, outgoing_messages_count, avg_first_response_time, avg_resolution_time, reply_time, resolutions_count, bot_resolutions_count, bot_handoffs_count */
+                metric?: string;
+                /** @description Start of the window, unix seconds (included); required */
+                since?: string;
+                /** @description Hours east of UTC the buckets start in (e.g. `5.5`, `-3`); default 0 */
+                timezone_offset?: string;
+                /** @description What the numbers are about: account, agent, inbox, label, team; default account */
+                type?: string;
+                /** @description End of the window, unix seconds (excluded); required; at most a year after `since` */
+                until?: string;
+            };
+            header?: never;
+            path: {
+                /** @description Numeric id of the account */
+                account_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["UnprocessableEntity"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+            504: components["responses"]["GatewayTimeout"];
+        };
+    };
+    downloadLabelsReport: {
+        parameters: {
+            query?: {
+                /** @description `true`: average only the time inside the inbox's working hours (`value_in_business_hours`) */
+                business_hours?: string;
+                /** @description Bucket size of the timeseries: hour, day, week, month, year; default day */
+                group_by?: string;
+                /** @description The agent, inbox, label or team id (required unless `type` is `account`) */
+                id?: string;
+                /** @description The timeseries metric (required by `reports`): conversations_count, incoming_messages_count, outgoing_messages_count, avg_first_response_time, avg_resolution_time, reply_time, resolutions_count, bot_resolutions_count, bot_handoffs_count */
+                metric?: string;
+                /** @description Start of the window, unix seconds (included); required */
+                since?: string;
+                /** @description Hours east of UTC the buckets start in (e.g. `5.5`, `-3`); default 0 */
+                timezone_offset?: string;
+                /** @description What the numbers are about: account, agent, inbox, label, team; default account */
+                type?: string;
+                /** @description End of the window, unix seconds (excluded); required; at most a year after `since` */
+                until?: string;
+            };
+            header?: never;
+            path: {
+                /** @description Numeric id of the account */
+                account_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["UnprocessableEntity"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+            504: components["responses"]["GatewayTimeout"];
+        };
+    };
+    getReportSummary: {
+        parameters: {
+            query?: {
+                /** @description `true`: average only the time inside the inbox's working hours (`value_in_business_hours`) */
+                business_hours?: string;
+                /** @description Bucket size of the timeseries: hour, day, week, month, year; default day */
+                group_by?: string;
+                /** @description The agent, inbox, label or team id (required unless `type` is `account`) */
+                id?: string;
+                /** @description The timeseries metric (required by `reports`): conversations_count, incoming_messages_count, outgoing_messages_count, avg_first_response_time, avg_resolution_time, reply_time, resolutions_count, bot_resolutions_count, bot_handoffs_count */
+                metric?: string;
+                /** @description Start of the window, unix seconds (included); required */
+                since?: string;
+                /** @description Hours east of UTC the buckets start in (e.g. `5.5`, `-3`); default 0 */
+                timezone_offset?: string;
+                /** @description What the numbers are about: account, agent, inbox, label, team; default account */
+                type?: string;
+                /** @description End of the window, unix seconds (excluded); required; at most a year after `since` */
+                until?: string;
+            };
+            header?: never;
+            path: {
+                /** @description Numeric id of the account */
+                account_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Seconds; null when there was none */
+                        avg_first_response_time: number | null;
+                        avg_resolution_time: number | null;
+                        conversations_count: number;
+                        incoming_messages_count: number;
+                        outgoing_messages_count: number;
+                        /** @description The same numbers for the window of equal length just before */
+                        previous: {
+                            /** @description Seconds; null when there was none */
+                            avg_first_response_time: number | null;
+                            avg_resolution_time: number | null;
+                            conversations_count: number;
+                            incoming_messages_count: number;
+                            outgoing_messages_count: number;
+                            reply_time: number | null;
+                            resolutions_count: number;
+                        };
+                        reply_time: number | null;
+                        resolutions_count: number;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["UnprocessableEntity"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+            504: components["responses"]["GatewayTimeout"];
+        };
+    };
+    downloadTeamsReport: {
+        parameters: {
+            query?: {
+                /** @description `true`: average only the time inside the inbox's working hours (`value_in_business_hours`) */
+                business_hours?: string;
+                /** @description Bucket size of the timeseries: hour, day, week, month, year; default day */
+                group_by?: string;
+                /** @description The agent, inbox, label or team id (required unless `type` is `account`) */
+                id?: string;
+                /** @description The timeseries metric (required by `reports`): conversations_count, incoming_messages_count, outgoing_messages_count, avg_first_response_time, avg_resolution_time, reply_time, resolutions_count, bot_resolutions_count, bot_handoffs_count */
+                metric?: string;
+                /** @description Start of the window, unix seconds (included); required */
+                since?: string;
+                /** @description Hours east of UTC the buckets start in (e.g. `5.5`, `-3`); default 0 */
+                timezone_offset?: string;
+                /** @description What the numbers are about: account, agent, inbox, label, team; default account */
+                type?: string;
+                /** @description End of the window, unix seconds (excluded); required; at most a year after `since` */
+                until?: string;
+            };
+            header?: never;
+            path: {
+                /** @description Numeric id of the account */
+                account_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["UnprocessableEntity"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+            504: components["responses"]["GatewayTimeout"];
+        };
+    };
+    getAgentsSummaryReport: {
+        parameters: {
+            query?: {
+                /** @description `true`: average only the time inside the inbox's working hours (`value_in_business_hours`) */
+                business_hours?: string;
+                /** @description Bucket size of the timeseries: hour, day, week, month, year; default day */
+                group_by?: string;
+                /** @description The agent, inbox, label or team id (required unless `type` is `account`) */
+                id?: string;
+                /** @description The timeseries metric (required by `reports`): conversations_count, incoming_messages_count, outgoing_messages_count, avg_first_response_time, avg_resolution_time, reply_time, resolutions_count, bot_resolutions_count, bot_handoffs_count */
+                metric?: string;
+                /** @description Start of the window, unix seconds (included); required */
+                since?: string;
+                /** @description Hours east of UTC the buckets start in (e.g. `5.5`, `-3`); default 0 */
+                timezone_offset?: string;
+                /** @description What the numbers are about: account, agent, inbox, label, team; default account */
+                type?: string;
+                /** @description End of the window, unix seconds (excluded); required; at most a year after `since` */
+                until?: string;
+            };
+            header?: never;
+            path: {
+                /** @description Numeric id of the account */
+                account_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        avg_first_response_time: number | null;
+                        avg_reply_time: number | null;
+                        avg_resolution_time: number | null;
+                        conversations_count: number;
+                        id: number;
+                        /** @description Labels only */
+                        name?: string;
+                        resolved_conversations_count: number;
+                    }[];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["UnprocessableEntity"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+            504: components["responses"]["GatewayTimeout"];
+        };
+    };
+    getInboxesSummaryReport: {
+        parameters: {
+            query?: {
+                /** @description `true`: average only the time inside the inbox's working hours (`value_in_business_hours`) */
+                business_hours?: string;
+                /** @description Bucket size of the timeseries: hour, day, week, month, year; default day */
+                group_by?: string;
+                /** @description The agent, inbox, label or team id (required unless `type` is `account`) */
+                id?: string;
+                /** @description The timeseries metric (required by `reports`): conversations_count, incoming_messages_count, outgoing_messages_count, avg_first_response_time, avg_resolution_time, reply_time, resolutions_count, bot_resolutions_count, bot_handoffs_count */
+                metric?: string;
+                /** @description Start of the window, unix seconds (included); required */
+                since?: string;
+                /** @description Hours east of UTC the buckets start in (e.g. `5.5`, `-3`); default 0 */
+                timezone_offset?: string;
+                /** @description What the numbers are about: account, agent, inbox, label, team; default account */
+                type?: string;
+                /** @description End of the window, unix seconds (excluded); required; at most a year after `since` */
+                until?: string;
+            };
+            header?: never;
+            path: {
+                /** @description Numeric id of the account */
+                account_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        avg_first_response_time: number | null;
+                        avg_reply_time: number | null;
+                        avg_resolution_time: number | null;
+                        conversations_count: number;
+                        id: number;
+                        /** @description Labels only */
+                        name?: string;
+                        resolved_conversations_count: number;
+                    }[];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["UnprocessableEntity"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+            504: components["responses"]["GatewayTimeout"];
+        };
+    };
+    getLabelsSummaryReport: {
+        parameters: {
+            query?: {
+                /** @description `true`: average only the time inside the inbox's working hours (`value_in_business_hours`) */
+                business_hours?: string;
+                /** @description Bucket size of the timeseries: hour, day, week, month, year; default day */
+                group_by?: string;
+                /** @description The agent, inbox, label or team id (required unless `type` is `account`) */
+                id?: string;
+                /** @description The timeseries metric (required by `reports`): conversations_count, incoming_messages_count, outgoing_messages_count, avg_first_response_time, avg_resolution_time, reply_time, resolutions_count, bot_resolutions_count, bot_handoffs_count */
+                metric?: string;
+                /** @description Start of the window, unix seconds (included); required */
+                since?: string;
+                /** @description Hours east of UTC the buckets start in (e.g. `5.5`, `-3`); default 0 */
+                timezone_offset?: string;
+                /** @description What the numbers are about: account, agent, inbox, label, team; default account */
+                type?: string;
+                /** @description End of the window, unix seconds (excluded); required; at most a year after `since` */
+                until?: string;
+            };
+            header?: never;
+            path: {
+                /** @description Numeric id of the account */
+                account_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        avg_first_response_time: number | null;
+                        avg_reply_time: number | null;
+                        avg_resolution_time: number | null;
+                        conversations_count: number;
+                        id: number;
+                        /** @description Labels only */
+                        name?: string;
+                        resolved_conversations_count: number;
+                    }[];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["UnprocessableEntity"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+            504: components["responses"]["GatewayTimeout"];
+        };
+    };
+    getTeamsSummaryReport: {
+        parameters: {
+            query?: {
+                /** @description `true`: average only the time inside the inbox's working hours (`value_in_business_hours`) */
+                business_hours?: string;
+                /** @description Bucket size of the timeseries: hour, day, week, month, year; default day */
+                group_by?: string;
+                /** @description The agent, inbox, label or team id (required unless `type` is `account`) */
+                id?: string;
+                /** @description The timeseries metric (required by `reports`): conversations_count, incoming_messages_count, outgoing_messages_count, avg_first_response_time, avg_resolution_time, reply_time, resolutions_count, bot_resolutions_count, bot_handoffs_count */
+                metric?: string;
+                /** @description Start of the window, unix seconds (included); required */
+                since?: string;
+                /** @description Hours east of UTC the buckets start in (e.g. `5.5`, `-3`); default 0 */
+                timezone_offset?: string;
+                /** @description What the numbers are about: account, agent, inbox, label, team; default account */
+                type?: string;
+                /** @description End of the window, unix seconds (excluded); required; at most a year after `since` */
+                until?: string;
+            };
+            header?: never;
+            path: {
+                /** @description Numeric id of the account */
+                account_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        avg_first_response_time: number | null;
+                        avg_reply_time: number | null;
+                        avg_resolution_time: number | null;
+                        conversations_count: number;
+                        id: number;
+                        /** @description Labels only */
+                        name?: string;
+                        resolved_conversations_count: number;
+                    }[];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["UnprocessableEntity"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+            504: components["responses"]["GatewayTimeout"];
+        };
+    };
+    cable: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Switching Protocols: the socket speaks ActionCable v1 JSON */
+            101: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            426: components["responses"]["UpgradeRequired"];
+            429: components["responses"]["TooManyRequests"];
+        };
+    };
     platformListAccounts: {
         parameters: {
             query?: never;
@@ -9691,7 +11553,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                id: string;
+                id: number;
             };
             cookie?: never;
         };
@@ -9733,7 +11595,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                id: string;
+                id: number;
             };
             cookie?: never;
         };
@@ -9798,7 +11660,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                id: string;
+                id: number;
             };
             cookie?: never;
         };
@@ -9824,7 +11686,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                id: string;
+                id: number;
             };
             cookie?: never;
         };
@@ -9889,7 +11751,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                id: string;
+                id: number;
             };
             cookie?: never;
         };
@@ -9929,7 +11791,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                id: string;
+                id: number;
             };
             cookie?: never;
         };
@@ -9989,7 +11851,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                id: string;
+                id: number;
             };
             cookie?: never;
         };
@@ -10114,7 +11976,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                id: string;
+                id: number;
             };
             cookie?: never;
         };
@@ -10153,7 +12015,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                id: string;
+                id: number;
             };
             cookie?: never;
         };
@@ -10210,7 +12072,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                id: string;
+                id: number;
             };
             cookie?: never;
         };
@@ -10236,7 +12098,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                id: string;
+                id: number;
             };
             cookie?: never;
         };
@@ -10379,7 +12241,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                id: string;
+                id: number;
             };
             cookie?: never;
         };
@@ -10445,7 +12307,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                id: string;
+                id: number;
             };
             cookie?: never;
         };
@@ -10528,7 +12390,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                id: string;
+                id: number;
             };
             cookie?: never;
         };
@@ -10554,7 +12416,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                id: string;
+                id: number;
             };
             cookie?: never;
         };
@@ -10637,7 +12499,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                id: string;
+                id: number;
             };
             cookie?: never;
         };

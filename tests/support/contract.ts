@@ -1,13 +1,14 @@
 import Ajv2020, { type ErrorObject, type ValidateFunction } from 'ajv/dist/2020';
 import addFormats from 'ajv-formats';
 import type { HttpMethod, OpenApiDocument, OpenApiOperation } from '@parley/shared';
-import { openApiDocument } from '../../services/gateway/src/docs';
+import fs from 'node:fs';
+import { DOCUMENT_FILES } from '@parley/openapi';
 
 /**
  * Contract checks: every answer the gateway gives in the integration tests must be one the
  * OpenAPI document promises (a documented status for that operation, and a body that
- * conforms to that status's schema). The document is the one the gateway serves, built
- * in-process from the same code; the validators are compiled lazily, once per operation
+ * conforms to that status's schema). The document is the one the gateway serves, the
+ * committed packages/openapi/openapi.json (a test keeps it equal to the code); the validators are compiled lazily, once per operation
  * and status, and kept for the rest of the test file (jest gives every test file its own
  * module registry, so "once per worker" is once per file here).
  */
@@ -33,7 +34,7 @@ let state: State | null = null;
 
 function load(): State {
   if (state) return state;
-  const doc = openApiDocument();
+  const doc = JSON.parse(fs.readFileSync(DOCUMENT_FILES.json, 'utf8')) as OpenApiDocument;
   // strict: false because the document carries OpenAPI keywords (example, x-*) that are
   // not JSON Schema; formats are checked (zod emits email, uri, date-time, uuid).
   const ajv = new Ajv2020({ strict: false, allErrors: true, validateSchema: false });

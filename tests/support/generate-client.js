@@ -1,6 +1,7 @@
 // `pnpm gen:client`: writes tests/support/api-types.ts, the TypeScript types of the OpenAPI
 // document (openapi-typescript), which the typed client (openapi-fetch) in tests uses.
-// Standalone it reads the document from the compiled gateway (gen:client builds first).
+// Standalone it reads the committed document, packages/openapi/openapi.json (gen:client builds,
+// which rewrites it, first).
 // With --stdin it reads the document from stdin and prints the types instead (how
 // tests/e2e/openapi/openapi-client.test.ts checks that the committed file is not stale: jest cannot
 // load openapi-typescript's ESM dependencies itself).
@@ -23,8 +24,8 @@ async function main() {
     process.stdout.write(await generate(JSON.parse(Buffer.concat(chunks).toString('utf8'))));
     return;
   }
-  const { openApiDocument } = require('../../services/gateway/dist/docs');
-  fs.writeFileSync(TARGET, await generate(openApiDocument()));
+  const document = JSON.parse(fs.readFileSync(path.join(__dirname, '../../packages/openapi/openapi.json'), 'utf8'));
+  fs.writeFileSync(TARGET, await generate(document));
   console.log(`wrote ${path.relative(process.cwd(), TARGET)}`);
 }
 

@@ -1,2 +1,2 @@
-/** SPEC's 15 operations: the gateway's docs own the list (it names them in the document). */
-export { SPEC_OPERATIONS, slotPath, type SpecOperation } from '../../services/gateway/src/docs/spec-operations';
+/** SPEC's 15 operations: the document's builder owns the list (it names them in the document). */
+export { SPEC_OPERATIONS, slotPath, type SpecOperation } from '@parley/openapi';

@@ -1,11 +1,13 @@
-import { bootService, type BaseConfig, type RunningService, type ServiceDefinition } from '@parley/shared';
-import { createTestEnv, type TestEnv } from '@parley/testkit';
+import { bootService, serviceEntry, type Logger, type ServiceName, type BaseConfig, type RunningService, type ServiceDefinition } from '@parley/shared';
+import { createTestEnv, freePort, type TestEnv } from '@parley/testkit';
 import { gatewayService, gatewayConfigSchema, type GatewayConfig } from '@parley/gateway';
 import { conversationsService, conversationsConfigSchema } from '@parley/conversations';
 import { contactsService, contactsConfigSchema } from '@parley/contacts';
 import { helpcenterService, helpcenterConfigSchema } from '@parley/helpcenter';
 import { automationService, automationConfigSchema } from '@parley/automation';
 import { auditService, auditConfigSchema } from '@parley/audit';
+import { realtimeService, realtimeConfigSchema } from '@parley/realtime';
+import { reportsService, reportsConfigSchema } from '@parley/reports';
 
 export const PLATFORM_TOKEN = 'test-platform-token-0123456789abcdef';
 
@@ -19,48 +21,59 @@ export interface Stack {
 
 type Def = { def: ServiceDefinition<any>; schema: { parse(v: unknown): BaseConfig } };
 
-const DOWNSTREAM: Record<string, Def> = {
+/** Every service in the registry but the gateway (a new registry entry is a type error here until it is added). */
+const DOWNSTREAM: Record<Exclude<ServiceName, 'gateway'>, Def> = {
   conversations: { def: conversationsService, schema: conversationsConfigSchema },
   contacts: { def: contactsService, schema: contactsConfigSchema },
   helpcenter: { def: helpcenterService, schema: helpcenterConfigSchema },
   automation: { def: automationService, schema: automationConfigSchema },
   audit: { def: auditService, schema: auditConfigSchema },
+  realtime: { def: realtimeService, schema: realtimeConfigSchema },
+  reports: { def: reportsService, schema: reportsConfigSchema },
 };
-
-const URL_KEYS: Record<string, string> = {
-  conversations: 'CONVERSATIONS_URL',
-  contacts: 'CONTACTS_URL',
-  helpcenter: 'HELPCENTER_URL',
-  automation: 'AUTOMATION_URL',
-  audit: 'AUDIT_URL',
-};
+type Downstream = keyof typeof DOWNSTREAM;
+const urlKeyOf = (name: string): string => serviceEntry(name as ServiceName).urlKey;
 
 /**
  * The whole system in-process on free ports, against this file's database and bus
  * namespace: every downstream service, then the gateway pointed at them.
  */
-export async function startStack(opts: { only?: string[]; gateway?: Record<string, unknown>; service?: Record<string, Record<string, unknown>> } = {}): Promise<Stack> {
+export async function startStack(
+  opts: {
+    only?: string[];
+    gateway?: Record<string, unknown>;
+    service?: Record<string, Record<string, unknown>>;
+    /** Each service's DATABASE_URL from the file's (fault tests route one service through a gate). */
+    databaseUrl?: (service: string, url: string) => string;
+    /** Settings for every service and the gateway (a private Redis, say). */
+    all?: Record<string, unknown>;
+    /** A service's logger (tests that read what a service logged); quiet otherwise. */
+    log?: (service: string) => Logger | undefined;
+  } = {},
+): Promise<Stack> {
   const env = await createTestEnv();
   const names = opts.only ?? Object.keys(DOWNSTREAM);
   const services: Record<string, RunningService> = {};
   const urls: Record<string, string> = {};
   // Services find each other (and the gateway's internal API) through these; fill them in
   // as ports become known. Unstarted services point at a closed port (503 when called).
-  for (const key of Object.values(URL_KEYS)) urls[key] = 'http://127.0.0.1:9';
+  for (const name of Object.keys(DOWNSTREAM)) urls[urlKeyOf(name)] = 'http://127.0.0.1:9';
   const gwPort = await freePort();
-  urls['GATEWAY_INTERNAL_URL'] = `http://127.0.0.1:${gwPort}`;
+  urls[urlKeyOf('gateway')] = `http://127.0.0.1:${gwPort}`;
   const ports: Record<string, number> = {};
   for (const name of names) {
     ports[name] = await freePort();
-    urls[URL_KEYS[name] as string] = `http://127.0.0.1:${ports[name]}`;
+    urls[urlKeyOf(name)] = `http://127.0.0.1:${ports[name]}`;
   }
   for (const name of names) {
-    const d = DOWNSTREAM[name] as Def;
-    const config = d.schema.parse({ ...env.config, ...urls, PORT: ports[name], ...(opts.service?.[name] ?? {}) });
-    services[name] = await bootService(d.def, config, { port: ports[name] as number, host: '127.0.0.1', migrate: false });
+    const d = DOWNSTREAM[name as Downstream];
+    const dbUrl = opts.databaseUrl ? { DATABASE_URL: opts.databaseUrl(name, env.config.DATABASE_URL) } : {};
+    const config = d.schema.parse({ ...env.config, ...urls, PORT: ports[name], ...dbUrl, ...(opts.all ?? {}), ...(opts.service?.[name] ?? {}) });
+    services[name] = await bootService(d.def, config, { port: ports[name] as number, host: '127.0.0.1', migrate: false, log: opts.log?.(name) });
   }
-  const gwConfig = gatewayConfigSchema.parse({ ...env.config, ...urls, PLATFORM_API_TOKEN: PLATFORM_TOKEN, ...(opts.gateway ?? {}) });
-  const gateway = (await bootService(gatewayService, gwConfig, { port: gwPort, host: '127.0.0.1', migrate: false })) as RunningService<GatewayConfig>;
+  const gwDbUrl = opts.databaseUrl ? { DATABASE_URL: opts.databaseUrl('gateway', env.config.DATABASE_URL) } : {};
+  const gwConfig = gatewayConfigSchema.parse({ ...env.config, ...urls, PLATFORM_API_TOKEN: PLATFORM_TOKEN, ...gwDbUrl, ...(opts.all ?? {}), ...(opts.gateway ?? {}) });
+  const gateway = (await bootService(gatewayService, gwConfig, { port: gwPort, host: '127.0.0.1', migrate: false, log: opts.log?.('gateway') })) as RunningService<GatewayConfig>;
   return {
     env,
     gatewayUrl: gateway.url,
@@ -72,17 +85,4 @@ export async function startStack(opts: { only?: string[]; gateway?: Record<strin
       await env.close();
     },
   };
-}
-
-async function freePort(): Promise<number> {
-  const net = await import('node:net');
-  return new Promise((resolve, reject) => {
-    const srv = net.createServer();
-    srv.listen(0, '127.0.0.1', () => {
-      const addr = srv.address();
-      const port = typeof addr === 'object' && addr ? addr.port : 0;
-      srv.close(() => resolve(port));
-    });
-    srv.on('error', reject);
-  });
 }

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { serviceUrlSettings } from './registry';
 
 /** `true`/`false`/`1`/`0` from env (z.coerce.boolean would read "false" as true). */
 export const envFlag = z.union([z.boolean(), z.enum(['true', 'false', '1', '0'])]).transform((v) => v === true || v === 'true' || v === '1');
@@ -36,13 +37,8 @@ export const baseConfigSchema = z.object({
   MIGRATE_ON_START: envFlag.default(true),
   /** Port of the Prometheus endpoint (`GET /metrics`), apart from the service's own; 0 picks a free one (tests). */
   METRICS_PORT: z.coerce.number().int().min(0).max(65535).default(9464),
-  /** Mirrors the gateway's internal ports so services can call each other. */
-  GATEWAY_INTERNAL_URL: z.string().url().default("http://127.0.0.1:3000"),
-  CONVERSATIONS_URL: z.string().url().default('http://127.0.0.1:3001'),
-  CONTACTS_URL: z.string().url().default('http://127.0.0.1:3002'),
-  HELPCENTER_URL: z.string().url().default('http://127.0.0.1:3003'),
-  AUTOMATION_URL: z.string().url().default('http://127.0.0.1:3004'),
-  AUDIT_URL: z.string().url().default('http://127.0.0.1:3005'),
+  /** Every service's base URL, so services can call each other (`GATEWAY_INTERNAL_URL`, `CONVERSATIONS_URL`, ...: src/registry.ts). */
+  ...serviceUrlSettings(),
   /**
    * Timeout of one lookup on a peer's internal API (a read-through of a record the local
    * projection lacks). After a lenient lookup fails other than by 404, that kind of record is not

@@ -6,8 +6,20 @@ import { parseEnvelope, type EventEnvelope } from './events/envelope';
 import { assertTopology } from './amqp';
 import type { ServiceMetrics } from './metrics';
 import { inSpan, tracingEnabled } from './tracing';
+import { AppError, isOutageError } from './errors';
 
 export type EventHandler = (tx: PoolClient, event: EventEnvelope) => Promise<void>;
+
+/** Handles a batch of events, in arrival order, in one transaction (events seen before are already left out). */
+export type BatchHandler = (tx: PoolClient, events: EventEnvelope[]) => Promise<void>;
+
+export interface BatchOptions {
+  handle: BatchHandler;
+  /** Most messages handled in one transaction. */
+  size: number;
+  /** How long the first message of a batch waits for more before the batch is handled. */
+  maxWaitMs: number;
+}
 
 export interface ConsumerOptions {
   /** Queue name, e.g. `audit.events`; also the idempotency key in processed_events. */
@@ -17,7 +29,11 @@ export interface ConsumerOptions {
   pool: Pool;
   amqp: AmqpConnection;
   log: Logger;
-  handle: EventHandler;
+  /** One transaction per message (messages handled concurrently, up to `prefetch`)... */
+  handle?: EventHandler;
+  /** ...or batch mode: up to `size` messages per transaction, batches one after the other in arrival order. */
+  batch?: BatchOptions;
+  /** Unacked messages at once (per message mode; batch mode takes twice the batch size). */
   prefetch?: number;
   /** Attempts before a failing message is dead-lettered. */
   maxAttempts?: number;
@@ -29,13 +45,53 @@ export interface ConsumerOptions {
 /** Thrown by a handler for a message that can never succeed: dead-lettered at once. */
 export class PoisonMessageError extends Error {}
 
-const ATTEMPTS_HEADER = 'x-parley-attempts';
+export const ATTEMPTS_HEADER = 'x-parley-attempts';
+
+/** Pause before a message that failed on an outage is tried again. */
+const OUTAGE_RETRY_MS = 2000;
+
+export interface RetryDecision {
+  deadLetter: boolean;
+  /** The attempt count the re-queued copy carries. */
+  attempts: number;
+  delayMs: number;
+  outage: boolean;
+}
+
+/**
+ * What to do with a message whose handling failed. A poison message, or one that failed
+ * `maxAttempts` times, is dead-lettered; others are re-queued after a doubling backoff. A
+ * failure because a dependency is away (isOutageError, or a peer's 503) spends no attempt: a
+ * Postgres restart or a 15 s outage must not dead-letter the events that arrive meanwhile.
+ */
+export function retryDecision(err: unknown, headers: Record<string, unknown> | undefined, maxAttempts: number, retryDelayMs = 200): RetryDecision {
+  const prior = Number(headers?.[ATTEMPTS_HEADER] ?? 0);
+  const outage = !(err instanceof PoisonMessageError) && (isOutageError(err) || (err instanceof AppError && err.status === 503));
+  if (outage) return { deadLetter: false, attempts: prior, delayMs: OUTAGE_RETRY_MS, outage };
+  const attempts = prior + 1;
+  if (err instanceof PoisonMessageError || attempts >= maxAttempts) return { deadLetter: true, attempts, delayMs: 0, outage };
+  return { deadLetter: false, attempts, delayMs: Math.min(retryDelayMs * 2 ** (attempts - 1), 30_000), outage };
+}
+
+/** A message of a batch being gathered or run (batch mode). */
+interface Gathered {
+  ch: Channel;
+  msg: ConsumeMessage;
+  event: EventEnvelope;
+}
 
 /**
  * A durable queue per consuming service, bounded prefetch, manual ack after the effect's
  * transaction commits, idempotency on the event id (processed_events, same transaction),
  * retries with backoff, and a dead-letter queue (`<queue>.dead`) for poison messages and
  * messages that keep failing.
+ *
+ * Batch mode (`batch`) keeps every one of those guarantees and writes up to `batch.size`
+ * messages in one transaction (one processed_events insert for all of them): acked only after
+ * the commit, so a crash mid-batch leaves the whole batch for redelivery and nothing doubles.
+ * When a batch fails, its messages are handled one by one, so a poison or failing message
+ * cannot hold the others back; that message is then retried or dead-lettered as in per-message
+ * mode.
  */
 export class EventConsumer {
   private channel: Channel | null = null;
@@ -43,8 +99,15 @@ export class EventConsumer {
   private inFlight = new Set<Promise<void>>();
   private stopping = false;
   private readonly setup = (conn: ChannelModel) => this.attach(conn);
+  // Batch mode: messages gathered for the next batch, its timer, the chain of batches, pending retries.
+  private buffer: Gathered[] = [];
+  private timer: NodeJS.Timeout | null = null;
+  private chain: Promise<void> = Promise.resolve();
+  private readonly retryTimers = new Set<NodeJS.Timeout>();
 
-  constructor(private readonly opts: ConsumerOptions) {}
+  constructor(private readonly opts: ConsumerOptions) {
+    if (!opts.handle === !opts.batch) throw new Error(`consumer ${opts.queue}: give exactly one of handle and batch`);
+  }
 
   /** The queue's name on the broker (namespaced). */
   get queue(): string {
@@ -76,17 +139,20 @@ export class EventConsumer {
       arguments: { 'x-dead-letter-exchange': amqp.deadLetterExchange, 'x-dead-letter-routing-key': this.queue, ...expires },
     });
     for (const key of this.opts.bindings) await ch.bindQueue(this.queue, amqp.exchange, key);
-    await ch.prefetch(this.opts.prefetch ?? 20);
+    // Batch mode: room for the next batch to gather while one is being written.
+    await ch.prefetch(this.opts.batch ? this.opts.batch.size * 2 : (this.opts.prefetch ?? 20));
     this.channel = ch;
     const { consumerTag } = await ch.consume(this.queue, (msg) => {
       if (!msg) return;
+      if (this.opts.batch) return this.gather(ch, msg);
       const p = this.onMessage(ch, msg).finally(() => this.inFlight.delete(p));
       this.inFlight.add(p);
     });
     this.consumerTag = consumerTag;
   }
 
-  private async onMessage(ch: Channel, msg: ConsumeMessage): Promise<void> {
+  /** The message's envelope, or null after dead-lettering it as poison (not JSON, a bad envelope). */
+  private parse(ch: Channel, msg: ConsumeMessage): EventEnvelope | null {
     const log = this.opts.log;
     let raw: unknown;
     try {
@@ -95,16 +161,22 @@ export class EventConsumer {
       log.error({ queue: this.opts.queue }, 'poison message (not JSON); dead-lettering');
       this.count('invalid', 'dead_lettered');
       safe(() => ch.nack(msg, false, false));
-      return;
+      return null;
     }
     const parsed = parseEnvelope(raw);
     if (!parsed.ok) {
       log.error({ queue: this.opts.queue, error: parsed.error }, 'poison message (invalid envelope); dead-lettering');
       this.count('invalid', 'dead_lettered');
       safe(() => ch.nack(msg, false, false));
-      return;
+      return null;
     }
-    const event = parsed.envelope;
+    return parsed.envelope;
+  }
+
+  private async onMessage(ch: Channel, msg: ConsumeMessage): Promise<void> {
+    const log = this.opts.log;
+    const event = this.parse(ch, msg);
+    if (!event) return;
     const timer = this.opts.metrics?.eventDuration.startTimer({ queue: this.opts.queue, type: event.type });
     try {
       const done = tracingEnabled()
@@ -115,25 +187,125 @@ export class EventConsumer {
       safe(() => ch.ack(msg));
     } catch (err) {
       timer?.();
-      const attempts = Number(msg.properties.headers?.[ATTEMPTS_HEADER] ?? 0) + 1;
-      const max = this.opts.maxAttempts ?? 5;
-      if (err instanceof PoisonMessageError || attempts >= max) {
-        log.error({ queue: this.opts.queue, eventId: event.id, type: event.type, attempts, err: (err as Error).message }, 'event failed for good; dead-lettering');
-        this.count(event.type, 'dead_lettered');
-        safe(() => ch.nack(msg, false, false));
-        return;
-      }
-      log.warn({ queue: this.opts.queue, eventId: event.id, type: event.type, attempts, err: (err as Error).message }, 'event failed; will retry');
-      this.count(event.type, 'failed');
-      const delay = Math.min((this.opts.retryDelayMs ?? 200) * 2 ** (attempts - 1), 30_000);
-      await new Promise((r) => setTimeout(r, delay));
+      const retry = this.failed(ch, msg, event, err);
+      if (retry) await new Promise((r) => setTimeout(r, retry.delay)).then(retry.requeue);
+    }
+  }
+
+  /**
+   * A message whose handling failed: dead-lettered at once (poison, or its last attempt), else
+   * what to do to retry it: after `delay`, re-queue a copy at the tail with the attempt count and
+   * drop the original (left unacked until then, so a crash meanwhile redelivers it).
+   */
+  private failed(ch: Channel, msg: ConsumeMessage, event: EventEnvelope, err: unknown): { delay: number; requeue: () => void } | null {
+    const log = this.opts.log;
+    const { deadLetter, attempts, delayMs: delay, outage } = retryDecision(err, msg.properties.headers, this.opts.maxAttempts ?? 5, this.opts.retryDelayMs);
+    if (deadLetter) {
+      log.error({ queue: this.opts.queue, eventId: event.id, type: event.type, attempts, err: (err as Error).message }, 'event failed for good; dead-lettering');
+      this.count(event.type, 'dead_lettered');
+      safe(() => ch.nack(msg, false, false));
+      return null;
+    }
+    log.warn({ queue: this.opts.queue, eventId: event.id, type: event.type, attempts, outage, err: (err as Error).message }, 'event failed; will retry');
+    this.count(event.type, 'failed');
+    const requeue = () => {
       try {
-        // Re-queue a copy at the tail with the attempt count, then drop the original.
         ch.sendToQueue(this.queue, msg.content, { ...msg.properties, headers: { ...msg.properties.headers, [ATTEMPTS_HEADER]: attempts }, persistent: true });
         ch.ack(msg);
       } catch {
         // Channel gone: the broker redelivers the unacked original.
       }
+    };
+    return { delay, requeue };
+  }
+
+  /** Batch mode: adds a message to the batch being gathered; a full batch, or the first message's wait, flushes it. */
+  private gather(ch: Channel, msg: ConsumeMessage): void {
+    const event = this.parse(ch, msg);
+    if (!event) return;
+    const batch = this.opts.batch as BatchOptions;
+    this.buffer.push({ ch, msg, event });
+    if (this.buffer.length >= batch.size) this.flush();
+    else this.timer ??= setTimeout(() => this.flush(), batch.maxWaitMs);
+  }
+
+  /** Queues the gathered messages as one batch; batches run one after the other, in arrival order. */
+  private flush(): void {
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
+    const batch = this.buffer;
+    this.buffer = [];
+    if (batch.length === 0) return;
+    this.chain = this.chain.then(() => this.runBatch(batch)).catch((err: unknown) => this.opts.log.error({ err, queue: this.opts.queue }, 'batch failed unexpectedly'));
+  }
+
+  private async runBatch(batch: Gathered[]): Promise<void> {
+    const started = process.hrtime.bigint();
+    try {
+      const fresh = await this.processBatch(batch.map((p) => p.event));
+      // Each event of the batch took the batch's time.
+      const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+      for (const p of batch) this.settled(p.event, fresh.has(p.event.id), seconds);
+      for (const p of batch) safe(() => p.ch.ack(p.msg));
+    } catch (err) {
+      if (batch.length === 1) return this.retryLater(batch[0] as Gathered, err);
+      // Postgres is away: one by one would fail the same way.
+      if (isOutageError(err)) {
+        for (const p of batch) this.retryLater(p, err);
+        return;
+      }
+      this.opts.log.warn({ queue: this.opts.queue, messages: batch.length, err: (err as Error).message }, 'batch failed; handling its messages one by one');
+      for (const p of batch) {
+        const one = process.hrtime.bigint();
+        try {
+          const fresh = await this.processBatch([p.event]);
+          this.settled(p.event, fresh.has(p.event.id), Number(process.hrtime.bigint() - one) / 1e9);
+          safe(() => p.ch.ack(p.msg));
+        } catch (e) {
+          this.retryLater(p, e);
+        }
+      }
+    }
+  }
+
+  /** Batch mode: dead-letters the message or re-queues it after its backoff, without holding up the batches behind it. */
+  private retryLater(p: Gathered, err: unknown): void {
+    const retry = this.failed(p.ch, p.msg, p.event, err);
+    if (!retry) return;
+    const t = setTimeout(() => {
+      this.retryTimers.delete(t);
+      retry.requeue();
+    }, retry.delay);
+    this.retryTimers.add(t);
+  }
+
+  private settled(event: EventEnvelope, fresh: boolean, seconds: number): void {
+    this.count(event.type, fresh ? 'handled' : 'duplicate');
+    this.opts.metrics?.eventDuration.observe({ queue: this.opts.queue, type: event.type }, seconds);
+  }
+
+  /** Batch mode: one transaction recording every event id and handling the ones not seen before; returns their ids. */
+  async processBatch(events: EventEnvelope[]): Promise<Set<string>> {
+    const client = await this.opts.pool.connect();
+    try {
+      await client.query('BEGIN');
+      const ids = [...new Set(events.map((e) => e.id))];
+      const ins = await client.query<{ event_id: string }>(
+        'INSERT INTO processed_events (event_id, consumer) SELECT unnest($1::uuid[]), $2 ON CONFLICT DO NOTHING RETURNING event_id',
+        [ids, this.opts.queue],
+      );
+      const fresh = new Set(ins.rows.map((r) => r.event_id));
+      const seen = new Set<string>();
+      // In arrival order, each event once (a duplicate within the batch is handled once).
+      const todo = events.filter((e) => fresh.has(e.id) && !seen.has(e.id) && seen.add(e.id));
+      if (todo.length > 0) await (this.opts.batch as BatchOptions).handle(client, todo);
+      await client.query('COMMIT');
+      return fresh;
+    } catch (err) {
+      await client.query('ROLLBACK').catch(() => undefined);
+      throw err;
+    } finally {
+      client.release();
     }
   }
 
@@ -151,7 +323,7 @@ export class EventConsumer {
         await client.query('ROLLBACK');
         return false;
       }
-      await this.opts.handle(client, event);
+      await (this.opts.handle as EventHandler)(client, event);
       await client.query('COMMIT');
       return true;
     } catch (err) {
@@ -169,6 +341,11 @@ export class EventConsumer {
     const ch = this.channel;
     if (ch && this.consumerTag) await ch.cancel(this.consumerTag).catch(() => undefined);
     await Promise.allSettled([...this.inFlight]);
+    // Batch mode: write what was gathered; retries not yet re-queued stay unacked for redelivery.
+    this.flush();
+    await this.chain;
+    for (const t of this.retryTimers) clearTimeout(t);
+    this.retryTimers.clear();
     if (ch) await ch.close().catch(() => undefined);
     this.channel = null;
   }

@@ -88,8 +88,40 @@ export class RateLimitedError extends AppError {
   }
 }
 
+/** Seconds a client is told to wait before retrying during an outage. */
+export const UNAVAILABLE_RETRY_AFTER_SECONDS = 5;
+
 export class UnavailableError extends AppError {
-  constructor(description = 'Service temporarily unavailable') {
-    super(503, 'unavailable', description);
+  constructor(description = 'Service temporarily unavailable', retryAfterSeconds = UNAVAILABLE_RETRY_AFTER_SECONDS) {
+    super(503, 'unavailable', description, [], { 'Retry-After': String(retryAfterSeconds) });
   }
+}
+
+/** Postgres SQLSTATEs of a server that is away or refusing work for now (not of a bad query). */
+const PG_OUTAGE = /^(08\d{3}|08P01|57P0[1-4]|53300)$/;
+/** Socket errors of a dependency that cannot be reached. */
+const NET_OUTAGE = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH', 'ENETUNREACH', 'EAI_AGAIN', 'ECONNABORTED']);
+/**
+ * What pg, pg-pool, amqplib and ioredis say when the server is away, in words rather than
+ * codes: a terminated connection, a pool that could not connect in time, a closed channel,
+ * a Redis command refused while disconnected.
+ */
+const OUTAGE_MESSAGE =
+  /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|Client was closed and is not queryable|the database system is (starting up|shutting down|in recovery)|Channel (closed|ended)|Connection closed|Connection is closed|enableOfflineQueue|max retries per request|Socket closed unexpectedly/i;
+
+/**
+ * True when `err` says a dependency (Postgres, RabbitMQ, Redis, a socket to a peer) is
+ * unreachable rather than that the request or the code is wrong: such a failure is an
+ * outage, answered `503 unavailable` with `Retry-After`, and a consumer retries it without
+ * counting an attempt. Looks through `cause` and AggregateError's `errors` (Node's
+ * happy-eyeballs connect reports ECONNREFUSED per address).
+ */
+export function isOutageError(err: unknown, depth = 0): boolean {
+  if (!err || typeof err !== 'object' || depth > 4) return false;
+  const e = err as { code?: unknown; name?: unknown; message?: unknown; cause?: unknown; errors?: unknown };
+  if (typeof e.code === 'string' && (PG_OUTAGE.test(e.code) || NET_OUTAGE.has(e.code))) return true;
+  if (e.name === 'MaxRetriesPerRequestError') return true;
+  if (typeof e.message === 'string' && OUTAGE_MESSAGE.test(e.message)) return true;
+  if (Array.isArray(e.errors) && e.errors.some((x) => isOutageError(x, depth + 1))) return true;
+  return isOutageError(e.cause, depth + 1);
 }

@@ -3,7 +3,7 @@ import express, { type ErrorRequestHandler, type Express, type NextFunction, typ
 import qs from 'qs';
 import { z, ZodError } from 'zod';
 import type { Logger } from './logger';
-import { AppError, BadRequestError, ForbiddenError, NotFoundError, UnauthorizedError, ValidationError, type ErrorItem } from './errors';
+import { AppError, BadRequestError, ForbiddenError, isOutageError, NotFoundError, UnauthorizedError, UnavailableError, ValidationError, type ErrorItem } from './errors';
 import { verifyContext, type RequestContext, type Role } from './context';
 import { routeLabel, type ServiceMetrics } from './metrics';
 import { serverSpan, tracingEnabled } from './tracing';
@@ -83,7 +83,9 @@ export function requestIdMiddleware(logger: Logger, metrics?: ServiceMetrics): R
     res.on('finish', () => {
       const ms = Number(process.hrtime.bigint() - started) / 1e6;
       histogram?.observe({ method: req.method, route: routeLabel(req), status: res.statusCode }, ms / 1000);
-      const level = res.statusCode >= 500 ? 'error' : 'info';
+      // An outage (503) is the dependency's fault, said once where it is noticed; a probe is
+      // the orchestrator's business (the health router logs its state changes).
+      const level = res.locals['probe'] ? 'debug' : res.statusCode === 503 ? 'warn' : res.statusCode >= 500 ? 'error' : 'info';
       req.log[level]({ method: req.method, path: req.originalUrl.split('?')[0], status: res.statusCode, ms: Math.round(ms * 10) / 10 }, 'request');
     });
     next();
@@ -207,7 +209,11 @@ function fieldFromConstraint(constraint: string | undefined): string {
   return m?.[1] ?? constraint;
 }
 
-/** Maps anything thrown in a route to SPEC's Error body; unexpected errors are logged and answered 500. */
+/**
+ * Maps anything thrown in a route to SPEC's Error body. A dependency that is away (Postgres,
+ * RabbitMQ, Redis, a peer: see isOutageError) is 503 `unavailable` with Retry-After;
+ * unexpected errors are logged and answered 500.
+ */
 export function errorMiddleware(): ErrorRequestHandler {
   return (err: unknown, req: Request, res: Response, _next: NextFunction) => {
     let appError: AppError;
@@ -236,6 +242,9 @@ export function errorMiddleware(): ErrorRequestHandler {
       appError = new ValidationError('A value is out of range or malformed', [{ field: anyErr.column ?? '', message: 'is out of range or malformed', code: 'invalid' }]);
     } else if (typeof anyErr?.status === 'number' && anyErr.status >= 400 && anyErr.status < 500) {
       appError = new AppError(anyErr.status, 'bad_request', err instanceof Error ? err.message : 'Bad request');
+    } else if (isOutageError(err)) {
+      req.log?.warn({ err: (err as Error).message, code: anyErr?.code }, 'dependency unavailable');
+      appError = new UnavailableError('A service this request needs is unavailable, retry later');
     } else {
       req.log?.error({ err }, 'unhandled error');
       appError = new AppError(500, 'internal_error', 'Internal server error');

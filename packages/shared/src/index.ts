@@ -1,4 +1,5 @@
 export * from './config';
+export * from './registry';
 export * from './logger';
 export * from './errors';
 export * from './context';
@@ -24,3 +25,5 @@ export * from './uploads';
 export * from './routes';
 export * from './metrics';
 export * from './tracing';
+export * from './push-data';
+export * from './filters';

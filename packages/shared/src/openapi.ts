@@ -106,6 +106,7 @@ const ERROR_RESPONSES: Record<number, { name: string; description: string; code:
   409: { name: 'Conflict', description: 'A unique value is already taken', code: 'taken', message: 'has already been taken', field: 'name' },
   413: { name: 'PayloadTooLarge', description: 'The request body is too large', code: 'payload_too_large', message: 'Request body is too large' },
   415: { name: 'UnsupportedMediaType', description: 'The body encoding is not supported', code: 'unsupported_media_type', message: 'Unsupported body encoding' },
+  426: { name: 'UpgradeRequired', description: 'A WebSocket endpoint asked without the upgrade', code: 'upgrade_required', message: 'Upgrade to a WebSocket' },
   422: { name: 'UnprocessableEntity', description: 'Validation failed: one item per offending field', code: 'invalid_type', message: 'Invalid input: expected string, received number', field: 'name' },
   429: { name: 'TooManyRequests', description: 'Rate limited (per client IP and per token); retry after `Retry-After` seconds', code: 'rate_limited', message: 'Too many requests' },
   500: { name: 'InternalError', description: 'Unexpected server error', code: 'internal_error', message: 'Internal server error' },

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import { UnavailableError } from './errors';
+import { serviceEntry } from './registry';
 import { systemContext } from './context';
 import { callService } from './internal-client';
 import {
@@ -8,21 +9,23 @@ import {
   agentBotContract,
   agentContract,
   commandAnswerContract,
+  agentInboxesContract,
   contactContract,
   conversationContract,
   inboxContract,
   resolvedContactInboxContract,
   teamContract,
   type CommandRequest,
+  type PubsubAgentRequest,
   type ResolveContactInbox,
 } from './contracts';
 import { describeIssues, parseContract } from './contracts/common';
 
 /** The services with an internal API, and the config key holding each one's base URL: the one owner URL map. */
 export const PEER_URL_KEYS = {
-  identity: 'GATEWAY_INTERNAL_URL',
-  conversations: 'CONVERSATIONS_URL',
-  contacts: 'CONTACTS_URL',
+  identity: serviceEntry('gateway').urlKey,
+  conversations: serviceEntry('conversations').urlKey,
+  contacts: serviceEntry('contacts').urlKey,
 } as const;
 export type PeerName = keyof typeof PEER_URL_KEYS;
 
@@ -66,12 +69,16 @@ export function createPeers(service: string, config: PeersConfig) {
       agent: (accountId: number, userId: number, o?: PeerCallOptions) => call('identity', agentContract, `/internal/accounts/${accountId}/agents/${userId}`, accountId, o, lookup),
       team: (accountId: number, teamId: number, o?: PeerCallOptions) => call('identity', teamContract, `/internal/accounts/${accountId}/teams/${teamId}`, accountId, o, lookup),
       agentBot: (accountId: number, botId: number, o?: PeerCallOptions) => call('identity', agentBotContract, `/internal/accounts/${accountId}/agent_bots/${botId}`, accountId, o, lookup),
+      /** The user of a realtime `pubsub_token` as an agent of the account; 404 when they do not match. */
+      pubsubAgent: (body: PubsubAgentRequest, o?: PeerCallOptions) => call('identity', agentContract, '/internal/pubsub/agents/resolve', body.account_id, o, { ...lookup, method: 'POST', body }),
     },
     conversations: {
       inbox: (accountId: number, inboxId: number, o?: PeerCallOptions) => call('conversations', inboxContract, `/internal/accounts/${accountId}/inboxes/${inboxId}`, accountId, o, lookup),
       inboxByIdentifier: (identifier: string, o?: PeerCallOptions) => call('conversations', inboxContract, `/internal/inboxes/by_identifier/${q(identifier)}`, null, o, lookup),
       conversation: (accountId: number, displayId: number, o?: PeerCallOptions) =>
         call('conversations', conversationContract, `/internal/accounts/${accountId}/conversations/${displayId}`, accountId, o, lookup),
+      /** The inboxes a user is a member of in the account (agents see those inboxes' conversations). */
+      agentInboxes: (accountId: number, userId: number, o?: PeerCallOptions) => call('conversations', agentInboxesContract, `/internal/accounts/${accountId}/agents/${userId}/inboxes`, accountId, o, lookup),
       /** Runs an automation command once per idempotency key (docs/contracts.md "Commands"). */
       command: (accountId: number, displayId: number, body: CommandRequest, o?: PeerCallOptions) =>
         call('conversations', commandAnswerContract, `/internal/accounts/${accountId}/conversations/${displayId}/commands`, accountId, o, { method: 'POST', body }),
@@ -82,6 +89,9 @@ export function createPeers(service: string, config: PeersConfig) {
         call('contacts', resolvedContactInboxContract, `/internal/accounts/${accountId}/contact_inboxes/resolve`, accountId, o, { method: 'POST', body }),
       contactInbox: (inboxId: number, sourceId: string, o?: PeerCallOptions & { accountId?: number | null }) =>
         call('contacts', resolvedContactInboxContract, `/internal/inboxes/${inboxId}/contact_inboxes/${q(sourceId)}`, o?.accountId ?? null, o, lookup),
+      /** The contact inboxes of a realtime `pubsub_token` (a contact's `RoomChannel` subscription); 404 unknown. */
+      pubsubContactInbox: (pubsubToken: string, o?: PeerCallOptions) =>
+        call('contacts', resolvedContactInboxContract, '/internal/pubsub/contact_inboxes/resolve', null, o, { ...lookup, method: 'POST', body: { pubsub_token: pubsubToken } }),
     },
   };
 }

@@ -15,7 +15,8 @@ import type { HttpMethod, OperationSpec, ResponseSpec, SecurityScheme } from './
  */
 
 const MAX_ID = 2_147_483_647;
-const ACCOUNT_PREFIX = '/api/v1/accounts/{account_id}';
+/** Paths below an account (the v1 API and the v2 reports). */
+const ACCOUNT_PREFIX = /^\/api\/v[12]\/accounts\/\{account_id\}(\/|$)/;
 
 /** A path parameter's schema parses the raw string; a failure means the path names no record (404). */
 export type PathParamSchema<T = unknown> = z.ZodType<T, string>;
@@ -84,6 +85,11 @@ export interface RouteSpec<D, P extends ParamsShape, Q extends z.ZodType | undef
   query?: Q;
   /** A failure is 422 with one item per field. */
   body?: B;
+  /**
+   * The body schema as the deps configure it, when a setting changes what is valid (e.g. whether
+   * a URL may be private); it must have `body`'s output type. `body` is then what the document shows.
+   */
+  bodyOf?: (deps: D) => NonNullable<B>;
   /**
    * Rails' wrap_parameters: the body may come as `{"<key>": {...}}` or flat (`unwrap`).
    * `siblings` keeps keys beside the wrapper too.
@@ -192,15 +198,16 @@ export function routesRouter<D>(routes: ReadonlyArray<Route<D>>, deps: D, base =
   for (const { spec } of routes) {
     if (!spec.path.startsWith(base)) throw new Error(`route ${spec.operationId}: ${spec.path} is not below ${base}`);
     const chain: RequestHandler[] = [];
-    if (spec.path.startsWith(ACCOUNT_PREFIX)) chain.push(requireAccount);
+    if (ACCOUNT_PREFIX.test(spec.path)) chain.push(requireAccount);
     if (spec.use) chain.push(...[spec.use(deps)].flat());
     if (spec.role) chain.push(requireRole(...(Array.isArray(spec.role) ? spec.role : [spec.role as Role])));
     if (spec.multipart) chain.push(spec.multipart(deps));
     const wrap = typeof spec.wrap === 'string' ? { key: spec.wrap, siblings: false } : spec.wrap;
+    const bodySchema = spec.bodyOf ? spec.bodyOf(deps) : spec.body;
     chain.push(async (req, res) => {
       const params = parseParams(spec.params, req);
       const query = spec.query ? parseQuery(spec.query, req.query) : {};
-      const body = spec.body ? parseBody(spec.body, wrap ? unwrap(req.body, wrap.key, { siblings: wrap.siblings }) : req.body) : undefined;
+      const body = bodySchema ? parseBody(bodySchema, wrap ? unwrap(req.body, wrap.key, { siblings: wrap.siblings }) : req.body) : undefined;
       const input: RouteInput<ParamsShape, z.ZodType | undefined, z.ZodType | undefined> = {
         params,
         query: query as never,

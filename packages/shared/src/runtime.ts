@@ -8,7 +8,7 @@ import { createPool, serviceDatabaseUrl } from './db';
 import { migrateService } from './migrate';
 import { AmqpConnection } from './amqp';
 import { OutboxRelay } from './outbox';
-import { EventConsumer, type EventHandler } from './consumer';
+import { EventConsumer, type BatchOptions, type EventHandler } from './consumer';
 import { createRedis, type Redis } from './redis';
 import { healthRouter } from './health';
 import { createBaseApp, finishApp, jsonBody, requireInternalContext } from './http';
@@ -26,12 +26,11 @@ export interface ServiceDeps<C extends BaseConfig = BaseConfig> {
   metrics: ServiceMetrics;
 }
 
-export interface ConsumerSpec {
+export type ConsumerSpec = {
   /** Queue suffix; the queue is `<service>.<name>`. */
   name: string;
   bindings: string[];
-  handle: EventHandler;
-}
+} & ({ handle: EventHandler; batch?: never } | { batch: BatchOptions; handle?: never });
 
 export interface Worker {
   start(): void | Promise<void>;
@@ -45,6 +44,16 @@ export interface ServiceDefinition<C extends BaseConfig = BaseConfig> {
   createApp(deps: ServiceDeps<C>): Express;
   consumers?(deps: ServiceDeps<C>): ConsumerSpec[];
   workers?(deps: ServiceDeps<C>): Worker[];
+  /**
+   * Takes over what the express app cannot: the HTTP server's `upgrade` requests (WebSockets:
+   * the realtime service's `/cable`, the gateway's proxy of it). Called once the server listens;
+   * `close()` runs first on shutdown, before the server stops taking requests.
+   */
+  attach?(server: Server, deps: ServiceDeps<C>): ServerAttachment;
+}
+
+export interface ServerAttachment {
+  close(): Promise<void>;
 }
 
 export interface RunningService<C extends BaseConfig = BaseConfig> {
@@ -64,7 +73,7 @@ export interface RunningService<C extends BaseConfig = BaseConfig> {
  */
 export function createServiceApp(deps: Pick<ServiceDeps, 'service' | 'log' | 'pool' | 'redis' | 'amqp' | 'config'> & { metrics?: ServiceMetrics }, mount: (app: Express) => void): Express {
   const app = createBaseApp(deps.log, deps.metrics);
-  app.use(healthRouter({ service: deps.service, pool: deps.pool, redis: deps.redis, amqp: deps.amqp }));
+  app.use(healthRouter({ service: deps.service, pool: deps.pool, redis: deps.redis, amqp: deps.amqp, log: deps.log }));
   app.use(requireInternalContext(deps.config.INTERNAL_SECRET));
   app.use(jsonBody());
   mount(app);
@@ -107,7 +116,7 @@ export async function bootService<C extends BaseConfig>(def: ServiceDefinition<C
   const roleUrl = serviceDatabaseUrl(config.DATABASE_URL, def.name, config.DB_ROLE_PASSWORD);
   const pool = createPool(roleUrl, def.name, config.DB_POOL_MAX, {}, log);
   const amqp = new AmqpConnection(config.AMQP_URL, log, config.NAMESPACE, config.QUEUE_EXPIRES_MS);
-  const redis = createRedis(config.REDIS_URL);
+  const redis = createRedis(config.REDIS_URL, log);
   const metrics = new ServiceMetrics(def.name);
   installRouteTemplateHook();
   metrics.watchOutbox(pool);
@@ -123,6 +132,7 @@ export async function bootService<C extends BaseConfig>(def: ServiceDefinition<C
         amqp,
         log,
         handle: spec.handle,
+        batch: spec.batch,
         prefetch: config.CONSUMER_PREFETCH,
         maxAttempts: config.CONSUMER_MAX_ATTEMPTS,
         metrics,
@@ -139,6 +149,7 @@ export async function bootService<C extends BaseConfig>(def: ServiceDefinition<C
   const app = def.createApp(deps);
   const server = await listen(app, opts.port, opts.host);
   const port = (server.address() as AddressInfo).port;
+  const attachment = def.attach?.(server, deps);
   const metricsServer = await startMetricsServer(metrics, config.METRICS_PORT, opts.host);
   const metricsPort = serverPort(metricsServer);
   log.info({ port, metricsPort }, `${def.name} listening`);
@@ -147,6 +158,7 @@ export async function bootService<C extends BaseConfig>(def: ServiceDefinition<C
   const stop = () => {
     stopping ??= (async () => {
       log.info('shutting down');
+      await attachment?.close().catch((err: unknown) => log.warn({ err }, 'closing upgraded connections failed'));
       await closeServer(server, config.SHUTDOWN_TIMEOUT_MS);
       await Promise.allSettled(consumers.map((c) => c.stop()));
       await Promise.allSettled(workers.map((w) => w.stop()));

@@ -16,7 +16,7 @@ import {
   writeEvent,
   type Pool,
 } from '../src';
-import { createTestEnv, infra, waitFor, type TestEnv } from '@parley/testkit';
+import { createTestEnv, freePort, infra, waitFor, type TestEnv } from '@parley/testkit';
 
 const log = createLogger('kernel-test', 'silent');
 const SERVICE = 'kerneltest';
@@ -50,14 +50,6 @@ class CuttableLink {
     this.server = null;
     if (srv) await new Promise<void>((r) => srv.close(() => r()));
   }
-}
-
-async function freePort(): Promise<number> {
-  const srv = net.createServer();
-  await new Promise<void>((r) => srv.listen(0, '127.0.0.1', r));
-  const port = (srv.address() as net.AddressInfo).port;
-  await new Promise<void>((r) => srv.close(() => r()));
-  return port;
 }
 
 describe('outbox relay and consumer runner against real Postgres and RabbitMQ', () => {

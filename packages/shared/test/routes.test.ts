@@ -155,6 +155,23 @@ describe('the route kit', () => {
     expect(z.toJSONSchema(ops[3]!.params!, { io: 'input' })).toMatchObject({ properties: { slug: { type: 'string', description: 'The thing' } } });
   });
 
+  it('when the body schema depends on the deps (bodyOf), then requests are parsed with the configured one and the document shows `body`', async () => {
+    const strict = z.object({ name: z.string().max(3) });
+    const configured = routeKit<{ maxName: number }>()({
+      method: 'post', path: '/things', operationId: 'createThing', summary: 'Create a thing', tags: ['Things'], security: [],
+      body: strict, bodyOf: (deps) => z.object({ name: z.string().max(deps.maxName) }),
+      handler: ({ body }) => ({ name: body.name }),
+    });
+    const serve = (maxName: number) => {
+      const a = createBaseApp(createLogger('routes-test', 'silent'));
+      a.use(jsonBody(), routesRouter([configured], { maxName }));
+      return finishApp(a);
+    };
+    expect((await request(serve(10)).post('/things').send({ name: 'longer' })).status).toBe(200);
+    expect((await request(serve(3)).post('/things').send({ name: 'longer' })).status).toBe(422);
+    expect(operationsOf([configured])[0]!.body).toBe(strict);
+  });
+
   it('when params do not match the path, then the declaration throws', () => {
     expect(() => route({ method: 'get', path: '/x/{id}', operationId: 'bad', summary: 's', tags: ['t'], security: [], handler: () => ({}) })).toThrow(/params \[\] do not match the path parameters \[id\]/);
   });

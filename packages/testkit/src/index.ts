@@ -4,3 +4,5 @@ export * from './helpers';
 export * from './events';
 export * from './fixtures';
 export * from './peer-stub';
+export * from './tcp-gate';
+export * from './private-servers';

@@ -1,8 +1,8 @@
 import { z } from 'zod';
-import { baseConfigSchema, loadConfig } from '@parley/shared';
+import { baseConfigSchema, loadConfig, portSetting } from '@parley/shared';
 
 export const auditConfigSchema = baseConfigSchema.extend({
-  PORT: z.coerce.number().int().min(0).max(65535).default(3005),
+  PORT: portSetting('audit'),
   /** Most events written in one ingest transaction. */
   AUDIT_BATCH_SIZE: z.coerce.number().int().min(1).max(5000).default(200),
   /** How long the first event of a batch waits for more before the batch is written. */

@@ -1,13 +1,12 @@
-import { AmqpConnection, createLogger, createPool, serviceDatabaseUrl, type EventEnvelope, type Pool, type PoolClient, type RunningService } from '@parley/shared';
+import { AmqpConnection, createLogger, createPool, EventConsumer, serviceDatabaseUrl, type EventEnvelope, type Pool, type PoolClient, type RunningService } from '@parley/shared';
 import { createTestEnv, infra, randomAccountId, startTestService, waitFor, type TestEnv } from '@parley/testkit';
 import { auditConfigSchema, auditService, type AuditConfig } from '../src';
-import { BatchIngest } from '../src/audit-logs/batch-consumer';
-import { recordBatch, type IngestItem } from '../src/audit-logs/ingest';
+import { ingestEvents } from '../src/audit-logs/ingest';
 import { AUDITED_EVENT_TYPES } from '../src/audit-logs/mapping';
 import { createBus, envelope, type TestBus } from './bus';
 
 /*
- * The batching consumer under stress: restarts in the middle of a backlog, two replicas
+ * The audit queue's consumer (the kernel consumer in batch mode) under stress: restarts in the middle of a backlog, two replicas
  * writing the same auditables at once, and write failures inside a batch. Checked on the
  * table itself: one row per event id, versions 1..n per auditable, counts that agree.
  */
@@ -29,6 +28,20 @@ describe('audit batch ingest', () => {
 
   function start(overrides: Record<string, unknown> = {}): Promise<RunningService<AuditConfig>> {
     return startTestService(auditService, auditConfigSchema.parse({ ...env.config, ...overrides }));
+  }
+
+  /** The audit queue's consumer as the service declares it, with the batch handler swapped to inject failures. */
+  function consumer(amqp: AmqpConnection, o: { size: number; maxWaitMs: number; maxAttempts: number; retryDelayMs: number; write: (tx: PoolClient, batch: EventEnvelope[]) => Promise<void> }): EventConsumer {
+    return new EventConsumer({
+      queue: 'audit.events',
+      bindings: [...AUDITED_EVENT_TYPES],
+      pool,
+      amqp,
+      log: createLogger('audit-test', 'silent'),
+      batch: { handle: o.write, size: o.size, maxWaitMs: o.maxWaitMs },
+      maxAttempts: o.maxAttempts,
+      retryDelayMs: o.retryDelayMs,
+    });
   }
 
   /** `n` webhook updates spread over `auditables` webhooks of one account, in order. */
@@ -106,15 +119,15 @@ describe('audit batch ingest', () => {
     const events = backlog(accountId, 30, 3);
     const flaky = events[7] as EventEnvelope;
     let failures = 0;
-    const write = async (tx: PoolClient, items: IngestItem[]) => {
-      if (items.some((i) => i.event.id === flaky.id) && failures < 2) {
+    const write = async (tx: PoolClient, batch: EventEnvelope[]) => {
+      if (batch.some((e) => e.id === flaky.id) && failures < 2) {
         failures += 1;
         throw new Error('transient failure');
       }
-      return recordBatch(tx, items);
+      await ingestEvents(tx, batch);
     };
     const amqp = new AmqpConnection(infra().amqpUrl, createLogger('audit-test', 'silent'), env.namespace, env.config.QUEUE_EXPIRES_MS);
-    const ingest = new BatchIngest({ bindings: [...AUDITED_EVENT_TYPES], pool, amqp, log: createLogger('audit-test', 'silent'), batchSize: 50, maxWaitMs: 20, maxAttempts: 5, retryDelayMs: 20, write });
+    const ingest = consumer(amqp, { size: 50, maxWaitMs: 20, maxAttempts: 5, retryDelayMs: 20, write });
     try {
       await amqp.connect();
       await ingest.start();
@@ -136,15 +149,15 @@ describe('audit batch ingest', () => {
     const events = backlog(accountId, 10, 2);
     const doomed = events[3] as EventEnvelope;
     let attempts = 0;
-    const write = async (tx: PoolClient, items: IngestItem[]) => {
-      if (items.some((i) => i.event.id === doomed.id)) {
+    const write = async (tx: PoolClient, batch: EventEnvelope[]) => {
+      if (batch.some((e) => e.id === doomed.id)) {
         attempts += 1;
         throw new Error('always fails');
       }
-      return recordBatch(tx, items);
+      await ingestEvents(tx, batch);
     };
     const amqp = new AmqpConnection(infra().amqpUrl, createLogger('audit-test', 'silent'), env.namespace, env.config.QUEUE_EXPIRES_MS);
-    const ingest = new BatchIngest({ bindings: [...AUDITED_EVENT_TYPES], pool, amqp, log: createLogger('audit-test', 'silent'), batchSize: 50, maxWaitMs: 20, maxAttempts: 3, retryDelayMs: 10, write });
+    const ingest = consumer(amqp, { size: 50, maxWaitMs: 20, maxAttempts: 3, retryDelayMs: 10, write });
     try {
       await amqp.connect();
       await ingest.start();

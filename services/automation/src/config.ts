@@ -1,11 +1,11 @@
 import { z } from 'zod';
-import { baseConfigSchema, loadConfig } from '@parley/shared';
+import { baseConfigSchema, loadConfig, portSetting } from '@parley/shared';
 
 /** `true`/`false`/`1`/`0` from env; z.coerce.boolean would read "false" as true. */
 const flag = z.union([z.boolean(), z.enum(['true', 'false', '1', '0'])]).transform((v) => v === true || v === 'true' || v === '1');
 
 export const automationConfigSchema = baseConfigSchema.extend({
-  PORT: z.coerce.number().int().min(0).max(65535).default(3004),
+  PORT: portSetting('automation'),
   /**
    * More attempts than the kernel's default: a rule event whose commands cannot reach the
    * conversations service is retried with backoff (capped at 30 s) for about two and a half

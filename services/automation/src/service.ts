@@ -5,6 +5,7 @@ import { createApp } from './app';
 import { RuleCache } from './engine/cache';
 import { rulesConsumer } from './engine/engine';
 import { Maintenance } from './maintenance';
+import { copiesOf } from './projections/copies';
 import { projectionsConsumer } from './projections/consumer';
 import { webhooksConsumer } from './webhooks/fanout';
 import { PayloadSources } from './webhooks/payload-sources';
@@ -20,11 +21,11 @@ export const automationService: ServiceDefinition<AutomationConfig> = {
   migrationsDir: path.resolve(__dirname, '..', 'migrations'),
   createApp,
   consumers: (deps: ServiceDeps<AutomationConfig>) => {
-    const payloads = new PayloadSources(deps.config, deps.log);
+    const payloads = new PayloadSources(deps);
     return [
       rulesConsumer({ config: deps.config, log: deps.log, cache: new RuleCache(deps.config.RULE_CACHE_ACCOUNTS), payloads }),
       webhooksConsumer({ config: deps.config, log: deps.log, payloads }),
-      projectionsConsumer(),
+      projectionsConsumer(copiesOf(deps).projections),
     ];
   },
   workers: (deps) => [new DeliverySender(deps), new Maintenance(deps)],

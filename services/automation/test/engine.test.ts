@@ -236,7 +236,7 @@ describe('automation engine', () => {
     });
     // Projection: a contact event first, then the conversation.
     await bus.publish(envelope('contact.created', accountId, contact(accountId, 501, { email: 'ana@vip.example', custom_attributes: { tier: 'Gold' } })));
-    await waitFor(async () => (await svc.deps.pool.query("SELECT 1 FROM records WHERE account_id = $1 AND kind = 'contact' AND id = 501", [accountId])).rowCount === 1, { what: 'projected contact' });
+    await waitFor(async () => (await svc.deps.pool.query("SELECT 1 FROM projections WHERE account_id = $1 AND kind = 'contact' AND id = 501", [accountId])).rowCount === 1, { what: 'projected contact' });
     const lookups = stub.lookups.contacts;
     await bus.publish(envelope('conversation.created', accountId, conv));
     await waitFor(() => commandsOf().length === 1, { what: 'assign_team from the projected contact' });

@@ -63,12 +63,12 @@ describe('automation housekeeping', () => {
       envelope('message.created', accountId, message(conv, { content: 'hello there' })),
     );
     await waitFor(async () => (await count('SELECT count(*) AS n FROM last_messages WHERE account_id = $1', [accountId])) === 1, { what: 'last message kept' });
-    await waitFor(async () => (await count(`SELECT count(*) AS n FROM records WHERE account_id = $1 AND kind = 'agent'`, [accountId])) === 1, { what: 'agent kept' });
+    await waitFor(async () => (await count(`SELECT count(*) AS n FROM projections WHERE account_id = $1 AND kind = 'agent'`, [accountId])) === 1, { what: 'agent kept' });
 
     await bus.publish(envelope('account.deleted', accountId, accountFixture(accountId, { name: 'Gone Inc' }), { actor: userActor }));
     await waitFor(async () => (await count('SELECT count(*) AS n FROM automation_rules WHERE account_id = $1', [accountId])) === 0, { what: 'rules gone' });
     expect(await count('SELECT count(*) AS n FROM webhooks WHERE account_id = $1', [accountId])).toBe(0);
-    expect(await count('SELECT count(*) AS n FROM records WHERE account_id = $1', [accountId])).toBe(0);
+    expect(await count('SELECT count(*) AS n FROM projections WHERE account_id = $1', [accountId])).toBe(0);
     expect(await count('SELECT count(*) AS n FROM last_messages WHERE account_id = $1', [accountId])).toBe(0);
     expect((await api('GET', '/automation_rules')).body.payload).toEqual([]);
     expect((await apiFor(svc, keep)('GET', '/automation_rules')).body.payload).toHaveLength(1);

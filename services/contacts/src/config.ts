@@ -1,8 +1,8 @@
 import { z } from 'zod';
-import { baseConfigSchema, loadConfig } from '@parley/shared';
+import { baseConfigSchema, loadConfig, portSetting } from '@parley/shared';
 
 export const contactsConfigSchema = baseConfigSchema.extend({
-  PORT: z.coerce.number().int().min(0).max(65535).default(3002),
+  PORT: portSetting('contacts'),
   /** Where clients reach the gateway; uploaded avatars are linked from there. */
   PUBLIC_BASE_URL: z.string().url().default('http://127.0.0.1:3000'),
   /** Largest avatar upload accepted (bytes). */

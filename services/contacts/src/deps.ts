@@ -1,4 +1,4 @@
-import type { ServiceDeps } from '@parley/shared';
+import { peersAndProjections, type ServiceDeps } from '@parley/shared';
 import type { ContactsConfig } from './config';
 import { InboxDirectory } from './inboxes/directory';
 
@@ -8,5 +8,6 @@ export interface AppDeps extends ServiceDeps<ContactsConfig> {
 }
 
 export function appDeps(deps: ServiceDeps<ContactsConfig>): AppDeps {
-  return { ...deps, inboxes: new InboxDirectory({ pool: deps.pool, log: deps.log, redis: deps.redis, config: deps.config }) };
+  const { peers, projections } = peersAndProjections(deps);
+  return { ...deps, inboxes: new InboxDirectory({ pool: deps.pool, log: deps.log, redis: deps.redis, config: deps.config, peers, projections }) };
 }

@@ -357,7 +357,7 @@ describe('contacts account API (service level)', () => {
       expect(ids(await search('ALPHA.test'))).toEqual([ann.id]);
       expect(ids(await search('5551230'))).toEqual([ann.id]);
       expect(ids(await search('crm_b'))).toEqual([bob.id]);
-      expect((await search('smith')).body.meta).toEqual({ count: 2, current_page: '1' });
+      expect((await search('smith')).body.meta).toEqual({ count: 2, current_page: '1', has_more: false });
     });
 
     it('when q holds LIKE wildcards, then they match literally', async () => {

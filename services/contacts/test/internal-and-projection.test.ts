@@ -171,6 +171,27 @@ describe('inbox projection (inbox.* and inbox_member.* events)', () => {
     expect((await h.call('GET', `/api/v1/accounts/${a}/contacts/${c.id}/contactable_inboxes`, { as: agent(a, 7) })).body.payload).toEqual([]);
   });
 
+  it('when an inbox is read through by id, then the copy answers later reads and any event, even an old one, replaces it; older events never overwrite newer ones', async () => {
+    const a = randomAccountId();
+    const inbox = h.stub.addInbox(makeInbox(a, { name: 'Read through' }));
+    const before = h.stub.lookups.inboxes;
+    const c = (await h.call('POST', `/api/v1/accounts/${a}/contacts`, { as: admin(a), body: { email: 'rt@acme.test', inbox_id: inbox.id } })).body.payload.contact;
+    expect(h.stub.lookups.inboxes).toBe(before + 1);
+    const copy = async () => (await h.db.query(`SELECT data->>'name' AS name, version_at = '-infinity' AS read_through FROM contacts.projections WHERE kind = 'inbox' AND id = $1`, [inbox.id])).rows[0];
+    expect(await copy()).toEqual({ name: 'Read through', read_through: true });
+    const shown = await h.call('GET', `/api/v1/accounts/${a}/contacts/${c.id}`, { as: admin(a) });
+    expect(shown.body.payload.contact_inboxes.map((ci: any) => ci.inbox.name)).toEqual(['Read through']);
+    expect(h.stub.lookups.inboxes).toBe(before + 1);
+
+    const newer = envelope('inbox.updated', a, { ...inbox, name: 'Newer' }, { occurredAt: new Date('2001-01-02T00:00:00Z') });
+    const older = envelope('inbox.updated', a, { ...inbox, name: 'Older' }, { occurredAt: new Date('2001-01-01T00:00:00Z') });
+    await h.bus.publish(newer);
+    await processed(h.db, newer.id);
+    await h.bus.publish(older);
+    await processed(h.db, older.id);
+    expect(await copy()).toEqual({ name: 'Newer', read_through: false });
+  });
+
   it('when an event is delivered twice, then it has one effect; a malformed one is dead-lettered and the queue goes on', async () => {
     const a = randomAccountId();
     const inbox = makeInbox(a);

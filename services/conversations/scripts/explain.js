@@ -20,6 +20,8 @@ const path = require('node:path');
 const { Client } = require('pg');
 const { createPool, migrateService, serviceDatabaseUrl } = require('@parley/shared');
 const { listQuery, countQuery } = require('../dist/conversations/list');
+const { filterQueries } = require('../dist/filters/conversation-filter');
+const { checkFilter, CONVERSATION_FILTER_KEYS } = require('@parley/shared');
 
 const ADMIN_URL = process.env.BENCH_DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/postgres';
 const BIG_COUNT = Number(process.env.BENCH_CONVERSATIONS || 100_000);
@@ -131,6 +133,20 @@ async function main() {
       ['administrator, q=parcel, meta counts', countQuery({ ...adminFilter, q: 'parcel' })],
       ['administrator, status=open, sort_by=priority_desc, page 1', listQuery(adminFilter, 'priority_desc', 1)],
     ];
+    // POST /conversations/filter: the page and the counts of a few typical filters.
+    const cond = (attribute_key, filter_operator, values, query_operator) => ({ attribute_key, filter_operator, values, query_operator });
+    const filters = [
+      ['open and unassigned', [cond('status', 'equal_to', ['open'], 'AND'), cond('assignee_id', 'is_not_present', [])]],
+      ['labels vip or priority urgent', [cond('labels', 'equal_to', ['vip'], 'OR'), cond('priority', 'equal_to', ['urgent'])]],
+      ['resolved and created more than 30 days ago', [cond('status', 'equal_to', ['resolved'], 'AND'), cond('created_at', 'days_before', [30])]],
+      ['assignee 105 and referer contains shop', [cond('assignee_id', 'equal_to', [105], 'AND'), cond('referer', 'contains', ['shop'])]],
+    ];
+    for (const [label, conditions] of filters) {
+      for (const [who, scope] of [['administrator', adminFilter], ['agent (3 of 10 inboxes)', agentFilter]]) {
+        const q = filterQueries(scope, checkFilter(conditions, CONVERSATION_FILTER_KEYS, () => undefined), 1);
+        cases.push([`filter, ${who}: ${label}, page 1`, q.page], [`filter, ${who}: ${label}, counts`, q.count]);
+      }
+    }
     for (const [label, q] of cases) {
       for (let i = 0; i < 2; i++) await pool.query(q.text, q.values); // warm the cache
       const plan = await pool.query(`EXPLAIN (ANALYZE, BUFFERS) ${q.text}`, q.values);

@@ -1,8 +1,8 @@
 import { z } from 'zod';
-import { baseConfigSchema, loadConfig } from '@parley/shared';
+import { baseConfigSchema, loadConfig, portSetting } from '@parley/shared';
 
 export const conversationsConfigSchema = baseConfigSchema.extend({
-  PORT: z.coerce.number().int().min(0).max(65535).default(3001),
+  PORT: portSetting('conversations'),
   /** How often the snooze worker reopens conversations whose snoozed_until has passed (Chatwoot: 5 min). */
   SNOOZE_POLL_MS: z.coerce.number().int().min(50).max(3_600_000).default(30_000),
   /** Largest attachment accepted on a message (bytes). */

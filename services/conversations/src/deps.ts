@@ -1,6 +1,5 @@
-import type { ServiceDeps } from '@parley/shared';
+import { peersAndProjections, type Peers, type ServiceDeps } from '@parley/shared';
 import type { ConversationsConfig } from './config';
-import { Peers } from './common/peers';
 import { Projections } from './projections/store';
 
 /** What every route and consumer of this service gets: the kernel's deps plus peers and projections. */
@@ -10,6 +9,6 @@ export interface AppDeps extends ServiceDeps<ConversationsConfig> {
 }
 
 export function appDeps(deps: ServiceDeps<ConversationsConfig>): AppDeps {
-  const peers = new Peers(deps.config);
-  return { ...deps, peers, projections: new Projections(deps.pool, peers, deps.log) };
+  const { peers, projections } = peersAndProjections(deps);
+  return { ...deps, peers, projections: new Projections(deps.pool, projections) };
 }

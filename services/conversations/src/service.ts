@@ -9,6 +9,6 @@ export const conversationsService: ServiceDefinition<ConversationsConfig> = {
   name: 'conversations',
   migrationsDir: path.resolve(__dirname, '..', 'migrations'),
   createApp,
-  consumers: () => [projectionsConsumer],
+  consumers: () => [projectionsConsumer()],
   workers: (deps) => [new SnoozeWorker(deps.pool, deps.log, deps.config.SNOOZE_POLL_MS)],
 };

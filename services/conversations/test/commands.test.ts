@@ -55,7 +55,7 @@ describe('automation commands (internal API)', () => {
     const conv = await createConversation(h, acc, inbox.id);
     const teamId = 9_000 + Math.floor(Math.random() * 1000);
     await h.bus.publish(envelope('team.created', acc.accountId, { id: teamId, name: 'Billing', description: null, allow_auto_assign: false, account_id: acc.accountId }));
-    await waitFor(async () => (await h.svc.deps.pool.query('SELECT 1 FROM team_projections WHERE id = $1', [teamId])).rowCount, { what: 'team projected' });
+    await waitFor(async () => (await h.svc.deps.pool.query(`SELECT 1 FROM projections WHERE kind = 'team' AND id = $1`, [teamId])).rowCount, { what: 'team projected' });
 
     expect((await run(conv.id, { type: 'assign_agent', assignee_id: acc.agentId })).body.conversation.assignee_id).toBe(acc.agentId);
     expect((await run(conv.id, { type: 'assign_team', team_id: teamId })).body.conversation.team_id).toBe(teamId);

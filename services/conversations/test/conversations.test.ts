@@ -318,7 +318,7 @@ describe('conversations (service level)', () => {
       await addMember(h, acc, inbox.id, acc.agentId);
       await h.call('POST', `${base()}/conversations/${conv.id}/messages`, { as: acc.agent, body: { content: 'signed by me' } });
       await h.bus.publish(envelope('agent.removed', acc.accountId, agentData(acc.accountId, acc.agentId)));
-      await waitFor(async () => (await h.svc.deps.pool.query(`SELECT 1 FROM agent_projections WHERE id = $1 AND data->>'removed' = 'true'`, [acc.agentId])).rowCount, { what: 'agent marked removed' });
+      await waitFor(async () => (await h.svc.deps.pool.query(`SELECT 1 FROM projections WHERE kind = 'agent' AND id = $1 AND data->>'removed' = 'true'`, [acc.agentId])).rowCount, { what: 'agent marked removed' });
       const msgs = (await h.call('GET', `${base()}/conversations/${conv.id}/messages`, { as: acc.admin })).body.payload;
       expect(msgs.find((m: any) => m.content === 'signed by me').sender).toMatchObject({ id: acc.agentId, name: `Agent ${acc.agentId}` });
     });
@@ -349,7 +349,7 @@ describe('conversations (service level)', () => {
       const teamId = 8_000 + Math.floor(Math.random() * 1000);
       const team = { id: teamId, name: 'Night shift', description: null, allow_auto_assign: false, account_id: acc.accountId };
       await h.bus.publish(envelope('team.created', acc.accountId, team));
-      await waitFor(async () => (await h.svc.deps.pool.query('SELECT 1 FROM team_projections WHERE id = $1', [teamId])).rowCount, { what: 'team projected' });
+      await waitFor(async () => (await h.svc.deps.pool.query(`SELECT 1 FROM projections WHERE kind = 'team' AND id = $1`, [teamId])).rowCount, { what: 'team projected' });
       const conv = await createConversation(h, acc, inbox.id, { team_id: teamId });
       expect(conv.meta.team).toMatchObject({ id: teamId, name: 'Night shift' });
       await h.bus.publish(envelope('team.deleted', acc.accountId, team));

@@ -84,7 +84,7 @@ export async function startHarness(config: Record<string, unknown> = {}): Promis
 
   const addAgent = async (accountId: number, userId = newUserId(), role: 'agent' | 'administrator' = 'agent'): Promise<number> => {
     await bus.publish(envelope('agent.added', accountId, agentData(accountId, userId, { role })));
-    await waitFor(async () => (await svc.deps.pool.query('SELECT 1 FROM agent_projections WHERE account_id = $1 AND id = $2', [accountId, userId])).rowCount, {
+    await waitFor(async () => (await svc.deps.pool.query(`SELECT 1 FROM projections WHERE kind = 'agent' AND account_id = $1 AND id = $2`, [accountId, userId])).rowCount, {
       what: `agent ${userId} projected`,
     });
     return userId;

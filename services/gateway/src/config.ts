@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { baseConfigSchema, loadConfig } from '@parley/shared';
+import { baseConfigSchema, loadConfig, portSetting } from '@parley/shared';
 
 /**
  * Express's 'trust proxy' from `TRUST_PROXY`: `false` (the default: the gateway is the edge
@@ -15,7 +15,7 @@ export function trustProxySetting(raw: string): boolean | number | string {
 }
 
 export const gatewayConfigSchema = baseConfigSchema.extend({
-  PORT: z.coerce.number().int().min(0).max(65535).default(3000),
+  PORT: portSetting('gateway'),
   /** Token of the platform app allowed on `/platform/api/v1` (Chatwoot's PlatformApp). */
   PLATFORM_API_TOKEN: z.string().min(16).default('parley-dev-platform-token-change-me'),
   /** See trustProxySetting: decides the client address used by the per-IP limit and passed on to the services. */

@@ -1,4 +1,5 @@
 export { gatewayService } from './service';
 export { gatewayConfigSchema, readConfig, type GatewayConfig } from './config';
 export { createApp } from './app';
-export * from './openapi';
+export { operations } from './openapi';
+export { routes } from './routes';

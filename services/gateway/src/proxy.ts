@@ -2,7 +2,7 @@ import http from 'node:http';
 import type { Socket } from 'node:net';
 import type { Request, RequestHandler, Response } from 'express';
 import { createProxyMiddleware } from 'http-proxy-middleware';
-import { signContext, type Logger, type ServiceMetrics } from '@parley/shared';
+import { signContext, UNAVAILABLE_RETRY_AFTER_SECONDS, type Logger, type ServiceMetrics } from '@parley/shared';
 import type { GatewayConfig } from './config';
 
 function send(res: Response | Socket, status: number, code: string, description: string): void {
@@ -10,13 +10,16 @@ function send(res: Response | Socket, status: number, code: string, description:
     if ('destroy' in res) res.destroy();
     return;
   }
+  if (status === 503) res.setHeader('Retry-After', String(UNAVAILABLE_RETRY_AFTER_SECONDS));
   res.status(status).json({ description, errors: [{ field: '', message: description, code }] });
 }
 
 /**
  * Forwards a request whose `req.upstream` was set by routing, with keep-alive sockets,
  * bounded timeouts, the caller's token removed and the signed context added. A service
- * that is down answers 503 `unavailable`; one that hangs, 504 `upstream_timeout`.
+ * that is down (connection refused) answers 503 `unavailable` with Retry-After; one that
+ * hangs past PROXY_TIMEOUT_MS, 504 `upstream_timeout`; one that drops the connection
+ * mid-request (a crash), 502 `bad_gateway`: the request may or may not have been applied.
  */
 export function upstreamProxy(config: GatewayConfig, log: Logger, metrics?: ServiceMetrics): RequestHandler {
   const agent = new http.Agent({ keepAlive: true, maxSockets: 512, keepAliveMsecs: 10_000 });
@@ -31,16 +34,23 @@ export function upstreamProxy(config: GatewayConfig, log: Logger, metrics?: Serv
     timeout: config.PROXY_TIMEOUT_MS,
     on: {
       proxyReq: (proxyReq, req) => {
+        // http-proxy aborts a request that outlives proxyTimeout, which surfaces as the same
+        // ECONNRESET as a crashed upstream: remember which one it was.
+        proxyReq.once('timeout', () => {
+          (req as Request).upstreamTimedOut = true;
+        });
         proxyReq.removeHeader('api_access_token');
         proxyReq.removeHeader('api-access-token');
         for (const [k, v] of Object.entries(signContext(req.ctx, config.INTERNAL_SECRET))) proxyReq.setHeader(k, v);
       },
       error: (err, req, res) => {
         const code = (err as NodeJS.ErrnoException).code;
-        const timedOut = code === 'ECONNRESET' && (req as Request).upstream !== undefined && /timeout|hang up/i.test(err.message);
-        log.warn({ err: err.message, code, upstream: (req as Request).upstream, requestId: (req as Request).requestId }, 'upstream error');
-        metrics?.upstreamErrors.inc({ upstream: String((req as Request).upstream), code: timedOut ? 'upstream_timeout' : 'unavailable' });
-        if (timedOut) send(res as Response, 504, 'upstream_timeout', 'The service took too long to answer');
+        const r = req as Request;
+        const outcome = r.upstreamTimedOut ? 'upstream_timeout' : code === 'ECONNRESET' || code === 'EPIPE' ? 'bad_gateway' : 'unavailable';
+        log.warn({ err: err.message, code, upstream: r.upstream, requestId: r.requestId, outcome }, 'upstream error');
+        metrics?.upstreamErrors.inc({ upstream: String(r.upstream), code: outcome });
+        if (outcome === 'upstream_timeout') send(res as Response, 504, outcome, 'The service took too long to answer');
+        else if (outcome === 'bad_gateway') send(res as Response, 502, outcome, 'The service dropped the connection before answering; the request may or may not have been applied');
         else send(res as Response, 503, 'unavailable', 'The service is unavailable, retry later');
       },
     },

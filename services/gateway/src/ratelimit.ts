@@ -24,6 +24,8 @@ export function rateLimit(opts: LimitOptions): RequestHandler {
     keyPrefix: opts.prefix,
     points: opts.points,
     duration: opts.durationSeconds,
+    // Redis away: straight to the in-process limiter, without a round trip that cannot succeed.
+    rejectIfRedisNotReady: true,
     insuranceLimiter: new RateLimiterMemory({ keyPrefix: `${opts.prefix}:mem`, points: opts.points, duration: opts.durationSeconds }),
   });
   return async (req, res, next) => {

@@ -1,29 +1,20 @@
 import type { RequestHandler } from 'express';
-import { NotFoundError } from '@parley/shared';
+import { NotFoundError, serviceEntry, type ServiceName } from '@parley/shared';
 import type { GatewayConfig } from './config';
 
-type Upstream = 'conversations' | 'contacts' | 'helpcenter' | 'automation' | 'audit';
+/** A service the gateway proxies to: any in the registry but itself. */
+type Upstream = Exclude<ServiceName, 'gateway'>;
 
 function baseUrl(config: GatewayConfig, name: Upstream): string {
-  switch (name) {
-    case 'conversations':
-      return config.CONVERSATIONS_URL;
-    case 'contacts':
-      return config.CONTACTS_URL;
-    case 'helpcenter':
-      return config.HELPCENTER_URL;
-    case 'automation':
-      return config.AUTOMATION_URL;
-    case 'audit':
-      return config.AUDIT_URL;
-  }
+  return config[serviceEntry(name).urlKey];
 }
 
 /** Paths below `/api/v1/accounts/{id}` and who owns them; the gateway owns the rest it serves itself. */
 const ACCOUNT_ROUTES: Array<[RegExp, Upstream]> = [
   [/^\/contacts\/\d+\/conversations\/?$/, 'conversations'],
-  [/^\/(conversations|inboxes|inbox_members|labels|canned_responses|custom_attribute_definitions)(\/|$)/, 'conversations'],
+  [/^\/(conversations|inboxes|inbox_members|labels|canned_responses|custom_attribute_definitions|custom_filters)(\/|$)/, 'conversations'],
   [/^\/(contacts|contact_inboxes)(\/|$)/, 'contacts'],
+  [/^\/actions\/contact_merge\/?$/, 'contacts'],
   [/^\/portals(\/|$)/, 'helpcenter'],
   [/^\/(automation_rules|webhooks)(\/|$)/, 'automation'],
   [/^\/audit_logs(\/|$)/, 'audit'],
@@ -50,6 +41,19 @@ export function accountRouting(config: GatewayConfig): RequestHandler {
     }
     if (GATEWAY_ACCOUNT_ROUTES.test(req.path)) return next();
     next(new NotFoundError('Route'));
+  };
+}
+
+/** Paths below `/api/v2/accounts/{id}`: the reports. */
+const V2_ACCOUNT_ROUTES: Array<[RegExp, Upstream]> = [[/^\/(reports|summary_reports|live_reports)(\/|$)/, 'reports']];
+
+/** Mounted at `/api/v2/accounts/:account_id`. */
+export function v2AccountRouting(config: GatewayConfig): RequestHandler {
+  return (req, _res, next) => {
+    const hit = V2_ACCOUNT_ROUTES.find(([re]) => re.test(req.path));
+    if (!hit) return next(new NotFoundError('Route'));
+    req.upstream = baseUrl(config, hit[1]);
+    next();
   };
 }
 

@@ -1,8 +1,8 @@
 import { z } from 'zod';
-import { baseConfigSchema, loadConfig } from '@parley/shared';
+import { baseConfigSchema, loadConfig, portSetting } from '@parley/shared';
 
 export const helpcenterConfigSchema = baseConfigSchema.extend({
-  PORT: z.coerce.number().int().min(0).max(65535).default(3003),
+  PORT: portSetting('helpcenter'),
 });
 
 export type HelpcenterConfig = z.infer<typeof helpcenterConfigSchema>;

@@ -4,14 +4,14 @@ import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { startStack, PLATFORM_TOKEN, type Stack } from '../../support/stack';
 import { typedClient } from '../../support/typed-client';
-import { openApiDocument } from '../../../services/gateway/src/docs';
+import { DOCUMENT_FILES } from '@parley/openapi';
 
 const GENERATOR = path.join(__dirname, '../../support/generate-client.js');
 const TYPES = path.join(__dirname, '../../support/api-types.ts');
 
-/** openapi-typescript over the in-process document, in its own process (its dependencies are ESM). */
+/** openapi-typescript over the committed document, in its own process (its dependencies are ESM). */
 function generateTypes(): string {
-  const run = spawnSync(process.execPath, [GENERATOR, '--stdin'], { input: JSON.stringify(openApiDocument()), encoding: 'utf8', timeout: 120_000, maxBuffer: 64 * 1024 * 1024 });
+  const run = spawnSync(process.execPath, [GENERATOR, '--stdin'], { input: fs.readFileSync(DOCUMENT_FILES.json, 'utf8'), encoding: 'utf8', timeout: 120_000, maxBuffer: 64 * 1024 * 1024 });
   if (run.status !== 0) throw new Error(`generator failed: ${run.stderr}`);
   return run.stdout;
 }
@@ -49,10 +49,10 @@ describe('the client generated from the OpenAPI document', () => {
     expect(user.response.status).toBe(200);
     const userId = user.data!.id;
 
-    const membership = await platform.POST('/platform/api/v1/accounts/{id}/account_users', { params: { path: { id: String(accountId) } }, body: { user_id: userId, role: 'administrator' } });
+    const membership = await platform.POST('/platform/api/v1/accounts/{id}/account_users', { params: { path: { id: accountId } }, body: { user_id: userId, role: 'administrator' } });
     expect(membership.response.status).toBe(200);
 
-    const token = await platform.POST('/platform/api/v1/users/{id}/token', { params: { path: { id: String(userId) } } });
+    const token = await platform.POST('/platform/api/v1/users/{id}/token', { params: { path: { id: userId } } });
     expect(token.response.status).toBe(200);
 
     const me = await typedClient(stack.gatewayUrl, token.data!.access_token).GET('/api/v1/profile');

@@ -5,6 +5,7 @@ import { contactsService } from '@parley/contacts';
 import { helpcenterService } from '@parley/helpcenter';
 import { automationService } from '@parley/automation';
 import { auditService } from '@parley/audit';
+import { reportsService } from '@parley/reports';
 import { startStack, type Stack } from '../../support/stack';
 import { contractDocument, registeredRoutes, routeKey } from '../../support/contract';
 
@@ -22,10 +23,11 @@ const DEFINITIONS: Record<string, ServiceDefinition<any>> = {
   helpcenter: helpcenterService,
   automation: automationService,
   audit: auditService,
+  reports: reportsService,
 };
 
 /** What integrators can call through the gateway (not /internal, /healthz, /readyz or the docs). */
-const PUBLIC_PREFIXES = ['/api/', '/public/', '/platform/'];
+const PUBLIC_PREFIXES = ['/api/', '/public/', '/platform/', '/cable'];
 
 describe('every route is in the OpenAPI document and the document has no route that does not exist', () => {
   let stack: Stack;

@@ -1,7 +1,9 @@
 import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
 import path from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import type { OpenApiDocument, OpenApiOperation } from '@parley/shared';
+import { DOCUMENT_FILES } from '@parley/openapi';
 import { startStack, type Stack } from '../../support/stack';
 import { SPEC_OPERATIONS, slotPath } from '../../support/spec-operations';
 
@@ -122,4 +124,28 @@ describe('the OpenAPI document the gateway serves', () => {
     expect(op3.path).toBe('/api/v1/accounts/{account_id}/portals/{portal_slug}/articles');
     expect(op3.op.parameters?.find((p) => p['name'] === 'portal_slug')).toMatchObject({ in: 'path', required: true, schema: { type: 'string' } });
   });
+
+  it('when the built gateway serves the document in a process of its own, then it answers with the committed file and loads no other service', () => {
+    // The compiled gateway (pnpm build), as deployed: its docs router alone, over a real socket.
+    const root = path.resolve(__dirname, '../../..');
+    const script = `
+      const express = require('express');
+      const { docsRouter } = require(${JSON.stringify(path.join(root, 'services/gateway/dist/docs'))});
+      const app = express().use(docsRouter());
+      const server = app.listen(0, async () => {
+        const res = await fetch('http://127.0.0.1:' + server.address().port + '/openapi.json');
+        const text = await res.text();
+        const services = Object.keys(require.cache).map((f) => (f.match(/[\\/]services[\\/]([^\\/]+)[\\/]/) || [])[1]).filter(Boolean);
+        console.log(JSON.stringify({ status: res.status, text, services: [...new Set(services)] }));
+        server.close();
+      });`;
+    const run = spawnSync(process.execPath, ['-e', script], { cwd: path.join(root, 'services/gateway'), encoding: 'utf8', timeout: 60_000, maxBuffer: 64 * 1024 * 1024 });
+    expect(run.stderr).toBe('');
+    const out = JSON.parse(run.stdout) as { status: number; text: string; services: string[] };
+    expect(out.status).toBe(200);
+    expect(out.text).toBe(fs.readFileSync(DOCUMENT_FILES.json, 'utf8'));
+    expect(JSON.parse(out.text)).toEqual(doc);
+    expect(out.services).toEqual(['gateway']);
+  });
 });
+

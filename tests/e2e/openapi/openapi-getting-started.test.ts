@@ -58,9 +58,9 @@ describe('getting started, as the docs tell it', () => {
     const accountId = account.data!.id;
     const user = await platform.POST('/platform/api/v1/users', { body: { name: `Admin ${suffix}`, email: `gs-${suffix}@example.com`, password: 'Getting-started-1!' } });
     expect(user.response.status).toBe(200);
-    const membership = await platform.POST('/platform/api/v1/accounts/{id}/account_users', { params: { path: { id: String(accountId) } }, body: { user_id: user.data!.id, role: 'administrator' } });
+    const membership = await platform.POST('/platform/api/v1/accounts/{id}/account_users', { params: { path: { id: accountId } }, body: { user_id: user.data!.id, role: 'administrator' } });
     expect(membership.response.status).toBe(200);
-    const token = (await platform.POST('/platform/api/v1/users/{id}/token', { params: { path: { id: String(user.data!.id) } } })).data!.access_token;
+    const token = (await platform.POST('/platform/api/v1/users/{id}/token', { params: { path: { id: user.data!.id } } })).data!.access_token;
     const api = typedClient(stack.gatewayUrl, token);
     const account_id = accountId;
 

@@ -31,7 +31,7 @@ export const contactContract = z.strictObject({
 });
 export type ContactSnapshot = z.infer<typeof contactContract>;
 
-/** `contact.merged` data: the surviving contact, naming the one merged into it (no producer yet). */
+/** `contact.merged` data: the surviving contact, naming the one merged into it (contacts' `POST /actions/contact_merge`). */
 export const contactMergedContract = contactContract.extend({ merged_contact_id: id });
 export type ContactMerged = z.infer<typeof contactMergedContract>;
 
@@ -62,3 +62,10 @@ export type ResolveContactInbox = z.infer<typeof resolveContactInboxRequest>;
 /** The resolve answer and `GET /internal/inboxes/{inbox_id}/contact_inboxes/{source_id}`. */
 export const resolvedContactInboxContract = z.strictObject({ contact_inbox: contactInboxContract, contact: contactContract });
 export type ResolvedContactInbox = z.infer<typeof resolvedContactInboxContract>;
+
+/**
+ * `POST /internal/pubsub/contact_inboxes/resolve` body: a contact's `RoomChannel` token (the
+ * `pubsub_token` of a contact inbox). The answer is `ResolvedContactInbox`; 404 unknown.
+ */
+export const pubsubContactRequest = z.strictObject({ pubsub_token: z.string().min(1).max(255) });
+export type PubsubContactRequest = z.infer<typeof pubsubContactRequest>;

@@ -115,3 +115,14 @@ export type CommandRequest = z.input<typeof commandRequestContract>;
 /** `applied: false` when the idempotency key was seen before (nothing happened twice). */
 export const commandAnswerContract = z.strictObject({ applied: z.boolean(), conversation: conversationContract });
 export type CommandAnswer = z.infer<typeof commandAnswerContract>;
+
+/** `GET /internal/accounts/{a}/agents/{user_id}/inboxes`: the inboxes a user is a member of (what an agent may see). */
+export const agentInboxesContract = z.strictObject({ inbox_ids: z.array(id) });
+export type AgentInboxes = z.infer<typeof agentInboxesContract>;
+
+/**
+ * `conversation.typing_on|typing_off` data: the conversation, and whether the typist writes a
+ * private note (agents only; a contact's typing is never private). The typist is the envelope's actor.
+ */
+export const typingContract = conversationContract.extend({ is_private: z.boolean() });
+export type TypingSnapshot = z.infer<typeof typingContract>;

@@ -1,8 +1,8 @@
 import { z } from 'zod';
 import { eventCatalogue, eventTypes } from '../events/catalogue';
-import { accountContract, agentBotContract, agentBotEventContract, agentContract, teamContract, teamMemberContract, userContract } from './identity';
-import { commandAnswerContract, conversationContract, inboxContract, inboxMemberContract, messageContract } from './conversations';
-import { contactContract, contactInboxContract, contactInboxEventContract, contactMergedContract, resolvedContactInboxContract } from './contacts';
+import { accountContract, agentBotContract, agentBotEventContract, agentContract, pubsubAgentRequest, teamContract, teamMemberContract, userContract } from './identity';
+import { agentInboxesContract, commandAnswerContract, conversationContract, inboxContract, inboxMemberContract, messageContract, typingContract } from './conversations';
+import { contactContract, contactInboxContract, contactInboxEventContract, contactMergedContract, pubsubContactRequest, resolvedContactInboxContract } from './contacts';
 
 /** Every contract by the name docs/contracts.md gives it, with where it is published. */
 export const namedContracts: Array<{ name: string; schema: z.ZodType; where: string }> = [
@@ -16,10 +16,14 @@ export const namedContracts: Array<{ name: string; schema: z.ZodType; where: str
   { name: 'Inbox', schema: inboxContract, where: '`inbox.*`; conversations `GET /internal/accounts/{a}/inboxes/{id}`, `/internal/inboxes/by_identifier/{identifier}`' },
   { name: 'InboxMember', schema: inboxMemberContract, where: '`inbox_member.*`' },
   { name: 'ConversationSnapshot', schema: conversationContract, where: '`conversation.*`, `assignee.changed`, `team.changed`; conversations `GET /internal/accounts/{a}/conversations/{id}`' },
+  { name: 'Typing', schema: typingContract, where: '`conversation.typing_on|typing_off` (the typist is the envelope actor)' },
+  { name: 'AgentInboxes', schema: agentInboxesContract, where: 'conversations `GET /internal/accounts/{a}/agents/{user_id}/inboxes`' },
+  { name: 'PubsubAgentRequest', schema: pubsubAgentRequest, where: 'body of gateway `POST /internal/pubsub/agents/resolve` (answer `Agent`)' },
+  { name: 'PubsubContactRequest', schema: pubsubContactRequest, where: 'body of contacts `POST /internal/pubsub/contact_inboxes/resolve` (answer `ResolvedContactInbox`)' },
   { name: 'MessageSnapshot', schema: messageContract, where: '`message.*`' },
   { name: 'CommandAnswer', schema: commandAnswerContract, where: 'conversations `POST /internal/accounts/{a}/conversations/{id}/commands`' },
   { name: 'ContactSnapshot', schema: contactContract, where: '`contact.created|updated|deleted`; contacts `GET /internal/accounts/{a}/contacts/{id}`' },
-  { name: 'ContactMerged', schema: contactMergedContract, where: '`contact.merged` (no producer yet)' },
+  { name: 'ContactMerged', schema: contactMergedContract, where: '`contact.merged` (contact merge)' },
   { name: 'ContactInbox', schema: contactInboxContract, where: 'inside ResolvedContactInbox' },
   { name: 'ContactInboxEvent', schema: contactInboxEventContract, where: '`contact_inbox.created`' },
   { name: 'ResolvedContactInbox', schema: resolvedContactInboxContract, where: 'contacts `POST /internal/accounts/{a}/contact_inboxes/resolve`, `GET /internal/inboxes/{inbox_id}/contact_inboxes/{source_id}`' },

@@ -84,3 +84,11 @@ export const agentBotContract = z.strictObject({
   bot_type: z.string(),
 });
 export type AgentBot = z.infer<typeof agentBotContract>;
+
+/**
+ * `POST /internal/pubsub/agents/resolve` body: a realtime `RoomChannel` subscription's user
+ * token, user and account. The answer is that user's `Agent` in that account; 404 when the token
+ * is not that user's or the user is not a member (the realtime service rejects the subscription).
+ */
+export const pubsubAgentRequest = z.strictObject({ pubsub_token: z.string().min(1).max(255), user_id: id, account_id: id });
+export type PubsubAgentRequest = z.infer<typeof pubsubAgentRequest>;

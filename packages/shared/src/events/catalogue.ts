@@ -12,6 +12,7 @@ import {
   messageContract,
   teamContract,
   teamMemberContract,
+  typingContract,
   userContract,
 } from '../contracts';
 
@@ -56,8 +57,8 @@ export const eventCatalogue = {
   'conversation.priority_changed': conversationContract,
   'conversation.labels_changed': conversationContract,
   'conversation.read': conversationContract,
-  'conversation.typing_on': conversationContract,
-  'conversation.typing_off': conversationContract,
+  'conversation.typing_on': typingContract,
+  'conversation.typing_off': typingContract,
   'assignee.changed': conversationContract,
   'team.changed': conversationContract,
   'message.created': messageContract,

@@ -23,7 +23,7 @@ export type On = <T extends EventType>(types: T | readonly T[], handler: EventHa
  *       on(['agent.added', 'agent.updated'], async (tx, agent) => { ... });
  *     });
  */
-export function defineConsumer(name: string, register: (on: On) => void): ConsumerSpec {
+export function defineConsumer(name: string, register: (on: On) => void): Extract<ConsumerSpec, { handle: unknown }> {
   const handlers = new Map<string, EventHandlerFor<EventType>>();
   const on: On = (types, handler) => {
     for (const type of (typeof types === 'string' ? [types] : types) as EventType[]) {

@@ -1,6 +1,6 @@
 import { AppError, type ConsumerSpec, type EventEnvelope, type Logger, type PoolClient } from '@parley/shared';
 import type { AutomationConfig } from '../config';
-import { contactFor } from '../projections/owners';
+import { contactFor } from '../projections/copies';
 import { RULE_EVENT_BY_TYPE, type RuleEventName } from '../rules/catalogue';
 import { insertRuns, type NewRun } from '../rules/repository';
 import type { Action } from '../rules/schemas';
@@ -135,7 +135,7 @@ export async function runRules(deps: EngineDeps, tx: PoolClient, event: EventEnv
 
   const contactId = typeof conversation['contact_id'] === 'number' ? conversation['contact_id'] : null;
   const contact =
-    contactId !== null && rules.some((r) => r.needsContact) ? await contactFor(tx, deps.config, deps.log, accountId, contactId, requestId, { strict: true }) : null;
+    contactId !== null && rules.some((r) => r.needsContact) ? await contactFor(tx, deps, accountId, contactId, requestId, { strict: true }) : null;
   const facts: Facts = { conversation, message, contact: contact as Json | null, changes: event.changes ?? null };
 
   const runs: NewRun[] = [];

@@ -1,16 +1,15 @@
-import { callService, systemContext, type Logger } from '@parley/shared';
-import type { AutomationConfig } from '../config';
+import type { Logger, Peers } from '@parley/shared';
 
 /**
- * Account names for the `account: {id, name}` of webhook payloads, read through the gateway's
- * internal API and kept in memory for a few minutes (names rarely change; a stale name in a
+ * Account names for the `account: {id, name}` of webhook payloads, asked of the gateway through
+ * the peers client and kept in memory for a few minutes (names rarely change; a stale name in a
  * payload is harmless). A failed lookup gives a null name rather than holding up delivery.
  */
 export class AccountNames {
   private readonly cache = new Map<number, { name: string | null; until: number }>();
 
   constructor(
-    private readonly config: AutomationConfig,
+    private readonly peers: Peers,
     private readonly log: Logger,
     private readonly ttlMs = 5 * 60_000,
   ) {}
@@ -19,14 +18,7 @@ export class AccountNames {
     const hit = this.cache.get(accountId);
     if (hit && hit.until > Date.now()) return hit.name;
     try {
-      const acc = await callService<{ name?: string }>(
-        this.config.GATEWAY_INTERNAL_URL,
-        `/internal/accounts/${accountId}`,
-        systemContext('automation', accountId, `automation-${accountId}`),
-        this.config.INTERNAL_SECRET,
-        { timeoutMs: 2000 },
-      );
-      const name = acc?.name ?? null;
+      const name = (await this.peers.identity.account(accountId, { requestId: `automation-${accountId}`, timeoutMs: 2000 })).name ?? null;
       if (this.cache.size > 10_000) this.cache.clear();
       this.cache.set(accountId, { name, until: Date.now() + this.ttlMs });
       return name;

@@ -300,4 +300,3 @@ export const runsListResponse = z.object({
 });
 export const emptyResponse = z.object({});
 export const runsQuery = z.object({ page: z.coerce.number().int().min(1).max(100_000).default(1) });
-export const idParams = z.object({ id: z.number().int() });

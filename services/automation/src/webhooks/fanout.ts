@@ -1,8 +1,7 @@
 import type { ConsumerSpec, EventEnvelope, Logger, PoolClient } from '@parley/shared';
 import type { AutomationConfig } from '../config';
-import { inboxFor } from '../projections/inboxes';
 import { rememberMessage } from '../projections/last-messages';
-import type { ContactSnapshot } from '../projections/owners';
+import { inboxFor, type ContactSnapshot } from '../projections/copies';
 import { insertDeliveries, type NewDelivery } from './deliveries-repository';
 import type { PayloadSources } from './payload-sources';
 import { contactPayload, conversationPayload, inboxPayload, messagePayload, typingPayload, type WebhookEvent } from './payloads';
@@ -65,7 +64,7 @@ export async function fanOut(deps: FanoutDeps, tx: PoolClient, event: EventEnvel
   const hooks = await subscribedWebhooks(tx, accountId, name);
   let inboxUrl: string | null = null;
   if (INBOX_EVENTS.has(name) && inboxId !== null) {
-    const inbox = await inboxFor(tx, deps.config, deps.log, accountId, inboxId, requestId);
+    const inbox = await inboxFor(tx, deps, accountId, inboxId, requestId);
     if (inbox?.webhook_url && (inbox.channel_type === null || inbox.channel_type === 'Channel::Api')) inboxUrl = inbox.webhook_url;
   }
   if (hooks.length === 0 && inboxUrl === null) return;

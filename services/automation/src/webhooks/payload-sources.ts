@@ -1,10 +1,8 @@
 import type { Actor, Executor, Logger } from '@parley/shared';
 import type { AutomationConfig } from '../config';
 import { AccountNames } from '../projections/accounts';
-import { inboxFor } from '../projections/inboxes';
+import { contactFor, copiesOf, inboxFor } from '../projections/copies';
 import { isChatMessage, lastMessage } from '../projections/last-messages';
-import { contactFor, readThrough, recordFor, recordsFor, type AgentRecord, type BotRecord, type TeamRecord } from '../projections/owners';
-import { OwnerBreaker } from '../projections/records';
 import type { PayloadContext } from './payloads';
 
 type Json = Record<string, unknown>;
@@ -27,15 +25,9 @@ export interface PayloadSubject {
  */
 export class PayloadSources {
   readonly accounts: AccountNames;
-  /** Shared by every payload this process builds: a peer that failed is not asked again for a while. */
-  private readonly breaker: OwnerBreaker;
 
-  constructor(
-    private readonly config: AutomationConfig,
-    private readonly log: Logger,
-  ) {
-    this.accounts = new AccountNames(config, log);
-    this.breaker = new OwnerBreaker(config.PEER_LOOKUP_BACKOFF_MS);
+  constructor(private readonly deps: { config: AutomationConfig; log: Logger }) {
+    this.accounts = new AccountNames(copiesOf(deps).peers, deps.log);
   }
 
   async context(db: Executor, accountId: number, requestId: string, s: PayloadSubject): Promise<PayloadContext> {
@@ -59,14 +51,15 @@ export class PayloadSources {
     if (s.actor?.type === 'agent_bot') bots.push(id(s.actor.id));
 
     // One after the other: they share the consumer's transaction client, which runs one query at a time.
-    const rt = <T>(kind: 'agent' | 'team' | 'agent_bot') => readThrough<T>(this.config, this.log, kind, accountId, requestId, { breaker: this.breaker });
+    // A peer that failed is not asked again for a while (the kit's back-off, shared by every payload this process builds).
+    const copies = copiesOf(this.deps).projections;
     const contactId = id(conv?.['contact_id']);
     const accountName = await this.accounts.nameOf(accountId);
-    const inbox = s.inboxId === null ? null : await inboxFor(db, this.config, this.log, accountId, s.inboxId, requestId);
-    const contact = contactId === null ? null : await contactFor(db, this.config, this.log, accountId, contactId, requestId, { breaker: this.breaker });
-    const agents = await recordsFor<AgentRecord>(db, rt('agent'), users);
-    const botRecords = await recordsFor<BotRecord>(db, rt('agent_bot'), bots);
-    const team = await recordFor<TeamRecord>(db, rt('team'), id(conv?.['team_id']));
+    const inbox = s.inboxId === null ? null : await inboxFor(db, this.deps, accountId, s.inboxId, requestId);
+    const contact = contactId === null ? null : await contactFor(db, this.deps, accountId, contactId, requestId);
+    const agents = await copies.readThrough(db, 'agent', accountId, users, { requestId });
+    const botRecords = await copies.readThrough(db, 'agent_bot', accountId, bots, { requestId });
+    const team = await copies.readOne(db, 'team', accountId, id(conv?.['team_id']), { requestId });
     return { accountId, accountName, inbox, contact, agents, bots: botRecords, team, lastMessage: last };
   }
 }

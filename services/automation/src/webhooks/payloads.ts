@@ -1,6 +1,5 @@
-import type { Changes } from '@parley/shared';
-import type { AgentRecord, BotRecord, ContactSnapshot, TeamRecord } from '../projections/owners';
-import type { InboxInfo } from '../projections/inboxes';
+import { contactPushData, conversationData, type Changes } from '@parley/shared';
+import type { AgentRecord, BotRecord, ContactSnapshot, InboxInfo, TeamRecord } from '../projections/copies';
 
 /**
  * Chatwoot-shaped webhook payloads (reference Op 15, `app/listeners/webhook_listener.rb`),
@@ -35,7 +34,6 @@ export const DEFAULT_SUBSCRIPTIONS: WebhookEvent[] = WEBHOOK_EVENTS.slice(0, 8);
 const MESSAGE_TYPE_NAMES = ['incoming', 'outgoing', 'activity', 'template'];
 
 const iso = (unix: unknown): string | null => (typeof unix === 'number' && unix > 0 ? new Date(unix * 1000).toISOString() : null);
-const num = (v: unknown): number => (typeof v === 'number' ? v : 0);
 const idOf = (v: unknown): number | null => (typeof v === 'number' ? v : null);
 
 export interface PayloadContext {
@@ -66,126 +64,10 @@ export function changedAttributes(changes: Changes | null | undefined): Json[] |
   });
 }
 
-/** Chatwoot's `contact.push_event_data` (a conversation's `meta.sender`). */
-export function contactPushData(c: ContactSnapshot): Json {
-  return {
-    additional_attributes: c.additional_attributes ?? {},
-    custom_attributes: c.custom_attributes ?? {},
-    email: c.email ?? null,
-    id: c.id,
-    identifier: c.identifier ?? null,
-    name: c.name ?? null,
-    phone_number: c.phone_number ?? null,
-    thumbnail: c.thumbnail ?? c.avatar_url ?? '',
-    blocked: c.blocked ?? false,
-    type: 'contact',
-  };
-}
-
 /** Chatwoot's `contact.webhook_data` (contact payloads, and a contact as a message's `sender`). */
 export function contactData(c: ContactSnapshot, accountId: number, accountName: string | null): Json {
   const { type: _type, ...push } = contactPushData(c);
   return { account: { id: c.account_id ?? accountId, name: accountName }, ...push, avatar: c.avatar_url ?? c.thumbnail ?? '' };
-}
-
-/** Chatwoot's `user.push_event_data` (`meta.assignee`, senders inside `messages`). */
-export function userPushData(id: number, a: AgentRecord | undefined): Json {
-  const avatar = a?.thumbnail ?? '';
-  return { id, name: a?.name ?? null, available_name: a?.available_name ?? a?.name ?? null, avatar_url: avatar, type: 'user', availability_status: a?.availability_status ?? null, thumbnail: avatar };
-}
-
-/** Chatwoot's `agent_bot.push_event_data`. */
-function botPushData(id: number, b: BotRecord | undefined): Json {
-  return { id, name: b?.name ?? null, avatar_url: b?.thumbnail ?? '', type: 'agent_bot' };
-}
-
-/** A message's sender as push data (inside `messages`), or null (automation and system messages have none). */
-function pushSender(msg: Json, pc: PayloadContext): Json | null {
-  const id = idOf(msg['sender_id']);
-  if (id === null) return null;
-  switch (msg['sender_type']) {
-    case 'Contact':
-      return contactPushData(pc.contact?.id === id ? pc.contact : { id });
-    case 'User':
-      return userPushData(id, pc.agents.get(id));
-    case 'AgentBot':
-      return botPushData(id, pc.bots.get(id));
-    default:
-      return null;
-  }
-}
-
-/** Chatwoot's `message.push_event_data`: one item of a conversation's `messages`. */
-export function messagePushData(msg: Json, conv: Json, pc: PayloadContext): Json {
-  const out: Json = {
-    id: msg['id'],
-    content: msg['content'] ?? null,
-    account_id: msg['account_id'] ?? conv['account_id'],
-    inbox_id: msg['inbox_id'] ?? conv['inbox_id'],
-    conversation_id: msg['conversation_id'] ?? conv['id'],
-    message_type: msg['message_type'],
-    created_at: num(msg['created_at']),
-    updated_at: msg['updated_at'] ?? iso(msg['created_at']),
-    private: msg['private'] ?? false,
-    status: msg['status'] ?? null,
-    source_id: msg['source_id'] ?? null,
-    content_type: msg['content_type'] ?? 'text',
-    content_attributes: msg['content_attributes'] ?? {},
-    sender_type: msg['sender_type'] ?? null,
-    sender_id: msg['sender_id'] ?? null,
-    external_source_ids: msg['external_source_ids'] ?? {},
-    additional_attributes: msg['additional_attributes'] ?? {},
-    processed_message_content: msg['content'] ?? null,
-    sentiment: {},
-    conversation: { assignee_id: conv['assignee_id'] ?? null, unread_count: 0, last_activity_at: num(conv['last_activity_at']) },
-  };
-  const sender = pushSender(msg, pc);
-  if (sender) out['sender'] = sender;
-  return out;
-}
-
-/** `conversation.webhook_data` (Conversations::EventDataPresenter#push_data), plus the conversation's `account_id` and `uuid`. */
-export function conversationData(conv: Json, pc: PayloadContext): Json {
-  const contactId = idOf(conv['contact_id']);
-  const assigneeId = idOf(conv['assignee_id']);
-  const teamId = idOf(conv['team_id']);
-  const sameConversation = pc.lastMessage !== null && pc.lastMessage['conversation_id'] === conv['id'];
-  return {
-    additional_attributes: conv['additional_attributes'] ?? {},
-    can_reply: true,
-    channel: pc.inbox?.channel_type ?? 'Channel::Api',
-    contact_inbox: {
-      id: conv['contact_inbox_id'] ?? null,
-      contact_id: contactId,
-      inbox_id: conv['inbox_id'] ?? null,
-    },
-    id: conv['id'],
-    inbox_id: conv['inbox_id'],
-    messages: sameConversation ? [messagePushData(pc.lastMessage as Json, conv, pc)] : [],
-    labels: conv['labels'] ?? [],
-    meta: {
-      sender: contactId === null ? null : contactPushData(pc.contact?.id === contactId ? pc.contact : { id: contactId }),
-      assignee: assigneeId === null ? null : userPushData(assigneeId, pc.agents.get(assigneeId)),
-      assignee_type: assigneeId !== null ? 'User' : null,
-      team: teamId === null ? null : { id: teamId, name: pc.team?.id === teamId ? (pc.team.name ?? null) : null },
-      hmac_verified: false,
-    },
-    status: conv['status'],
-    custom_attributes: conv['custom_attributes'] ?? {},
-    snoozed_until: conv['snoozed_until'] ?? null,
-    unread_count: 0,
-    first_reply_created_at: iso(conv['first_reply_created_at']),
-    priority: conv['priority'] ?? null,
-    waiting_since: num(conv['waiting_since']),
-    agent_last_seen_at: 0,
-    contact_last_seen_at: 0,
-    last_activity_at: num(conv['last_activity_at']),
-    timestamp: num(conv['last_activity_at']),
-    created_at: num(conv['created_at']),
-    updated_at: Date.now() / 1000,
-    account_id: conv['account_id'],
-    uuid: conv['uuid'] ?? null,
-  };
 }
 
 /** A message's (or typist's) `sender` as Chatwoot's `webhook_data` of that record. */
@@ -271,7 +153,7 @@ export function typingPayload(conv: Json, pc: PayloadContext, event: string, typ
     event,
     user: typist ? webhookSender(typist.type, typist.id, pc) : null,
     conversation: conversationData(conv, pc),
-    is_private: false,
+    is_private: conv['is_private'] === true,
     account: { id: conv['account_id'], name: pc.accountName },
   };
 }

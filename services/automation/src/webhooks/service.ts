@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { diff, NotFoundError, ValidationError, withTransaction, writeEvent, type Logger, type Pool, type RequestContext } from '@parley/shared';
 import type { AutomationConfig } from '../config';
-import { inboxFor, inboxNames } from '../projections/inboxes';
+import { inboxFor, inboxNames } from '../projections/copies';
 import { DEFAULT_SUBSCRIPTIONS } from './payloads';
 import * as repo from './repository';
 import type { WebhookCreateInput, WebhookJson, WebhookUpdateInput } from './schemas';
@@ -30,21 +30,21 @@ function eventData(r: repo.WebhookRow): Record<string, unknown> {
 
 /** The inbox must be one of the account's (asked of the conversations service on a projection miss). */
 async function checkInbox(deps: WebhookDeps, ctx: RequestContext, accountId: number, inboxId: number): Promise<string | null> {
-  const inbox = await inboxFor(deps.pool, deps.config, deps.log, accountId, inboxId, ctx.requestId, { strict: true });
+  const inbox = await inboxFor(deps.pool, deps, accountId, inboxId, ctx.requestId, { strict: true });
   if (!inbox) throw ValidationError.field('inbox_id', 'does not exist in this account', 'not_found');
   return inbox.name;
 }
 
 export async function listWebhooksJson(deps: WebhookDeps, accountId: number): Promise<WebhookJson[]> {
   const rows = await repo.listWebhooks(deps.pool, accountId);
-  const names = await inboxNames(deps.pool, accountId, [...new Set(rows.flatMap((r) => (r.inbox_id === null ? [] : [r.inbox_id])))]);
+  const names = await inboxNames(deps.pool, deps, accountId, [...new Set(rows.flatMap((r) => (r.inbox_id === null ? [] : [r.inbox_id])))]);
   return rows.map((r) => webhookJson(r, r.inbox_id === null ? null : names.get(r.inbox_id)));
 }
 
 export async function showWebhook(deps: WebhookDeps, accountId: number, id: number): Promise<WebhookJson> {
   const row = await repo.findWebhook(deps.pool, accountId, id);
   if (!row) throw new NotFoundError('Webhook', 'webhook_id');
-  const names = await inboxNames(deps.pool, accountId, row.inbox_id === null ? [] : [row.inbox_id]);
+  const names = await inboxNames(deps.pool, deps, accountId, row.inbox_id === null ? [] : [row.inbox_id]);
   return webhookJson(row, row.inbox_id === null ? null : names.get(row.inbox_id));
 }
 
@@ -78,7 +78,7 @@ export async function updateWebhook(deps: WebhookDeps, ctx: RequestContext, acco
     const changes = diff(eventData(before), eventData(row), ['url', 'name', 'subscriptions', 'inbox_id']);
     if (Object.keys(changes).length > 0) await writeEvent(tx, ctx, { type: 'webhook.updated', accountId, data: eventData(row), changes });
     let name = inboxName;
-    if (name === undefined && row.inbox_id !== null) name = (await inboxNames(tx, accountId, [row.inbox_id])).get(row.inbox_id) ?? null;
+    if (name === undefined && row.inbox_id !== null) name = (await inboxNames(tx, deps, accountId, [row.inbox_id])).get(row.inbox_id) ?? null;
     return webhookJson(row, name);
   });
 }
@@ -95,7 +95,7 @@ export async function rotateWebhookSecret(deps: WebhookDeps, ctx: RequestContext
     const row = await repo.replaceSecret(tx, accountId, id, newSecret());
     if (!row) throw new NotFoundError('Webhook', 'webhook_id');
     await writeEvent(tx, ctx, { type: 'webhook.updated', accountId, data: eventData(row), changes: { secret: [ROTATED, ROTATED] } });
-    const name = row.inbox_id === null ? null : ((await inboxNames(tx, accountId, [row.inbox_id])).get(row.inbox_id) ?? null);
+    const name = row.inbox_id === null ? null : ((await inboxNames(tx, deps, accountId, [row.inbox_id])).get(row.inbox_id) ?? null);
     return webhookJson(row, name);
   });
 }

@@ -43,6 +43,12 @@ export async function findBySourceAnyAccount(db: Executor, inboxId: number, sour
   return rows[0] ?? null;
 }
 
+/** The contact inbox whose realtime token this is (tokens are unique across accounts). */
+export async function findByPubsubToken(db: Executor, pubsubToken: string): Promise<ContactInboxRow | null> {
+  const { rows } = await db.query<ContactInboxRow>('SELECT * FROM contact_inboxes WHERE pubsub_token = $1', [pubsubToken]);
+  return rows[0] ?? null;
+}
+
 /** The newest contact_inbox of a contact in an inbox (Chatwoot may hold several per pair). */
 export async function findLatestForContact(db: Executor, accountId: number, contactId: number, inboxId: number): Promise<ContactInboxRow | null> {
   const { rows } = await db.query<ContactInboxRow>(

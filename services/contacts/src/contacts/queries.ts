@@ -53,13 +53,22 @@ function escapeLike(s: string): string {
   return s.replace(/[\\%_]/g, (c) => `\\${c}`);
 }
 
-/** `q` anywhere in name, email, phone number or identifier, over every contact (as Chatwoot's search). */
-export function searchContacts(deps: AppDeps, ctx: RequestContext, accountId: number, q: PageQuery & { q: string; labels: string[] }): Promise<ContactPage> {
+/**
+ * `q` anywhere in name, email, phone number or identifier, over every contact (as Chatwoot's
+ * search); its meta adds `has_more` (a further page exists).
+ */
+export async function searchContacts(
+  deps: AppDeps,
+  ctx: RequestContext,
+  accountId: number,
+  q: PageQuery & { q: string; labels: string[] },
+): Promise<ContactPage & { meta: ContactPage['meta'] & { has_more: boolean } }> {
   const where = new SqlWhere(accountId);
   const p = where.p(`%${escapeLike(q.q)}%`);
   where.and(`name ILIKE ${p} OR email ILIKE ${p} OR phone_number ILIKE ${p} OR identifier ILIKE ${p}`);
   if (q.labels.length > 0) where.and(`labels && ${where.p(q.labels)}::text[]`);
-  return page(deps, ctx, accountId, where, q);
+  const found = await page(deps, ctx, accountId, where, q);
+  return { ...found, meta: { ...found.meta, has_more: q.page * PAGE_SIZE < found.meta.count } };
 }
 
 export function filterContacts(deps: AppDeps, ctx: RequestContext, accountId: number, conditions: FilterCondition[], q: PageQuery): Promise<ContactPage> {

@@ -177,7 +177,7 @@ export function contactInboxEntries(cis: ContactInboxRow[], inboxes: Map<number,
   const out: ContactInboxEntry[] = [];
   for (const ci of cis) {
     const inbox = inboxes.get(ci.inbox_id);
-    if (inbox && !inbox.deleted) out.push({ source_id: ci.source_id, inbox: inboxSlim(inbox) });
+    if (inbox) out.push({ source_id: ci.source_id, inbox: inboxSlim(inbox) });
   }
   return out;
 }
@@ -256,6 +256,11 @@ export function publicFullContact(c: ContactRow, publicBaseUrl: string): z.infer
 
 export const contactPageSchema = z.object({
   meta: z.object({ count: z.number(), current_page: z.string() }),
+  payload: z.array(contactViewSchema),
+});
+/** Search's page: Chatwoot's search meta adds `has_more` (another page follows). */
+export const contactSearchPageSchema = z.object({
+  meta: z.object({ count: z.number(), current_page: z.string(), has_more: z.boolean() }),
   payload: z.array(contactViewSchema),
 });
 export const contactPayloadSchema = z.object({ payload: contactViewSchema });

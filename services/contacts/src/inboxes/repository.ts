@@ -1,6 +1,6 @@
-import type { Executor } from '@parley/shared';
+import { createLogger, ProjectionKit, type Executor } from '@parley/shared';
 
-/** Our projection of the conversations service's Inbox (docs/contracts.md). */
+/** An inbox copy: the conversations service's Inbox (docs/contracts.md); copies older than the contract may lack a value. */
 export interface InboxRow {
   id: number;
   account_id: number;
@@ -13,80 +13,23 @@ export interface InboxRow {
   webhook_url: string | null;
   avatar_url: string | null;
   provider: string | null;
-  deleted: boolean;
 }
 
-export type InboxData = Omit<InboxRow, 'deleted'>;
-
-const COLUMNS = ['id', 'account_id', 'name', 'channel_type', 'channel_id', 'identifier', 'hmac_token', 'hmac_mandatory', 'webhook_url', 'avatar_url', 'provider'] as const;
-
-function values(i: InboxData): unknown[] {
-  return COLUMNS.map((c) => i[c]);
-}
-
-export async function findInbox(db: Executor, accountId: number, id: number): Promise<InboxRow | null> {
-  const { rows } = await db.query<InboxRow>('SELECT * FROM inboxes WHERE account_id = $1 AND id = $2', [accountId, id]);
-  return rows[0] ?? null;
-}
-
-/** Lookup by the public identifier: the one query that learns the account from the inbox. */
-export async function findInboxByIdentifier(db: Executor, identifier: string): Promise<InboxRow | null> {
-  const { rows } = await db.query<InboxRow>('SELECT * FROM inboxes WHERE identifier = $1', [identifier]);
-  return rows[0] ?? null;
-}
-
-export async function findInboxesByIds(db: Executor, accountId: number, ids: number[]): Promise<InboxRow[]> {
-  const { rows } = await db.query<InboxRow>('SELECT * FROM inboxes WHERE account_id = $1 AND id = ANY($2::int[])', [accountId, ids]);
-  return rows;
-}
+/**
+ * The inbox copies as they stand (the projection kit, kind `inbox`): for reads that never ask
+ * the owner. Read-throughs go through the `InboxDirectory`.
+ */
+export const inboxCopies = new ProjectionKit({ log: createLogger('contacts') });
 
 export async function listAccountInboxes(db: Executor, accountId: number): Promise<InboxRow[]> {
-  const { rows } = await db.query<InboxRow>('SELECT * FROM inboxes WHERE account_id = $1 AND NOT deleted ORDER BY id', [accountId]);
-  return rows;
-}
-
-/** A read-through result: never overrides what events wrote (their version is newer than -infinity). */
-export async function insertInboxFromReadThrough(db: Executor, i: InboxData): Promise<void> {
-  await db.query(
-    `INSERT INTO inboxes (${COLUMNS.join(', ')}, version_at) VALUES (${COLUMNS.map((_, n) => `$${n + 1}`).join(', ')}, '-infinity')
-     ON CONFLICT DO NOTHING`,
-    values(i),
-  );
-}
-
-/** Applies an inbox.created/updated event unless a newer one (or a deletion) was applied already. */
-export async function applyInboxEvent(db: Executor, i: InboxData, occurredAt: Date): Promise<void> {
-  const n = COLUMNS.length;
-  await db.query(
-    `INSERT INTO inboxes (${COLUMNS.join(', ')}, version_at, synced_at) VALUES (${COLUMNS.map((_, k) => `$${k + 1}`).join(', ')}, $${n + 1}, now())
-     ON CONFLICT (id) DO UPDATE SET ${COLUMNS.filter((c) => c !== 'id').map((c) => `${c} = EXCLUDED.${c}`).join(', ')},
-       version_at = EXCLUDED.version_at, synced_at = now()
-     WHERE NOT inboxes.deleted AND inboxes.version_at <= EXCLUDED.version_at`,
-    [...values(i), occurredAt],
-  );
-}
-
-export async function tombstoneInbox(db: Executor, i: InboxData, occurredAt: Date): Promise<void> {
-  const n = COLUMNS.length;
-  await db.query(
-    `INSERT INTO inboxes (${COLUMNS.join(', ')}, version_at, deleted) VALUES (${COLUMNS.map((_, k) => `$${k + 1}`).join(', ')}, $${n + 1}, true)
-     ON CONFLICT (id) DO UPDATE SET deleted = true, version_at = GREATEST(inboxes.version_at, EXCLUDED.version_at), synced_at = now()`,
-    [...values(i), occurredAt],
-  );
-}
-
-export async function deleteAccountInboxes(db: Executor, accountId: number): Promise<void> {
-  await db.query('UPDATE inboxes SET deleted = true, synced_at = now() WHERE account_id = $1', [accountId]);
+  return inboxCopies.list(db, 'inbox', accountId);
 }
 
 /** Inboxes an agent belongs to (Chatwoot's `assigned_inboxes` for agents). */
 export async function listMemberInboxes(db: Executor, accountId: number, userId: number): Promise<InboxRow[]> {
-  const { rows } = await db.query<InboxRow>(
-    `SELECT i.* FROM inboxes i JOIN inbox_members m ON m.inbox_id = i.id AND m.account_id = i.account_id
-      WHERE m.account_id = $1 AND m.user_id = $2 AND NOT i.deleted ORDER BY i.id`,
-    [accountId, userId],
-  );
-  return rows;
+  const { rows } = await db.query<{ inbox_id: number }>('SELECT inbox_id FROM inbox_members WHERE account_id = $1 AND user_id = $2', [accountId, userId]);
+  const inboxes = await inboxCopies.readMany(db, 'inbox', accountId, rows.map((r) => r.inbox_id));
+  return [...inboxes.values()].sort((x, y) => x.id - y.id);
 }
 
 export async function addInboxMember(db: Executor, accountId: number, inboxId: number, userId: number): Promise<void> {

@@ -1,8 +1,8 @@
 import { Router, type RequestHandler } from 'express';
 import { z } from 'zod';
-import { idParam, NotFoundError, parseBody, UnauthorizedError, ValidationError, withTransaction } from '@parley/shared';
+import { idParam, NotFoundError, parseBody, pubsubContactRequest, UnauthorizedError, ValidationError, withTransaction } from '@parley/shared';
 import type { AppDeps } from '../deps';
-import { findBySource, findBySourceAnyAccount } from '../contact-inboxes/repository';
+import { findByPubsubToken, findBySource, findBySourceAnyAccount } from '../contact-inboxes/repository';
 import { ensureContactInbox } from '../contact-inboxes/service';
 import { findContact } from '../contacts/repository';
 import { booleanish, idField, sourceIdField } from '../contacts/schemas';
@@ -64,6 +64,15 @@ export function internalRouter(deps: AppDeps): Router {
     const ci = await findBySourceAnyAccount(deps.pool, inboxId, sourceId);
     const contact = ci ? await findContact(deps.pool, ci.account_id, ci.contact_id) : null;
     if (!ci || !contact) throw new NotFoundError('Contact inbox', 'source_id');
+    res.json({ contact_inbox: contactInboxDto(ci), contact: contactSnapshot(contact, base) });
+  });
+
+  // The realtime service's RoomChannel check for a contact (the token in a body, out of access logs).
+  r.post('/pubsub/contact_inboxes/resolve', async (req, res) => {
+    const { pubsub_token } = parseBody(pubsubContactRequest, req.body);
+    const ci = await findByPubsubToken(deps.pool, pubsub_token);
+    const contact = ci ? await findContact(deps.pool, ci.account_id, ci.contact_id) : null;
+    if (!ci || !contact) throw new NotFoundError('Contact inbox', 'pubsub_token');
     res.json({ contact_inbox: contactInboxDto(ci), contact: contactSnapshot(contact, base) });
   });
 

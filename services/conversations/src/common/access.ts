@@ -23,7 +23,12 @@ export async function visibleInboxIds(db: Executor, ctx: RequestContext, account
   if (seesEverything(ctx)) return null;
   const userId = userIdOf(ctx);
   if (userId === null) return [];
-  const { rows } = await db.query<{ inbox_id: number }>('SELECT inbox_id FROM inbox_members WHERE account_id = $1 AND user_id = $2', [accountId, userId]);
+  return memberInboxIds(db, accountId, userId);
+}
+
+/** The inboxes a user is a member of in an account. */
+export async function memberInboxIds(db: Executor, accountId: number, userId: number): Promise<number[]> {
+  const { rows } = await db.query<{ inbox_id: number }>('SELECT inbox_id FROM inbox_members WHERE account_id = $1 AND user_id = $2 ORDER BY inbox_id', [accountId, userId]);
   return rows.map((r) => r.inbox_id);
 }
 

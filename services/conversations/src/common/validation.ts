@@ -37,7 +37,6 @@ export const instantInput = z.union([
 
 /** Path parameters, for the OpenAPI description (routes read them with idParam). */
 export const conversationIdParams = z.object({ conversation_id: z.number().int().positive() });
-export const idParams = z.object({ id: z.number().int().positive() });
 
 /** Delete-style answers: an empty JSON object (project policy; Chatwoot sends an empty body). */
 export const emptyObject = z.object({});

@@ -1,4 +1,5 @@
 import { diff, writeEvent, type Changes, type EventType, type Executor, type RequestContext } from '@parley/shared';
+import { addParticipants } from './participation';
 import { priorityName, type ConversationRow, type MessageRow } from '../common/rows';
 import { conversationSnapshot, messageSnapshot } from '../common/snapshots';
 import { insertMessage } from '../messages/repository';
@@ -109,6 +110,8 @@ export async function changeConversation(tx: Executor, cause: Cause, before: Con
   if (changes['priority']) await emit(tx, cause, 'conversation.priority_changed', acc, snap, { priority: changes['priority'] });
   if (changes['labels']) await emit(tx, cause, 'conversation.labels_changed', acc, snap, { labels: changes['labels'] });
   if (changes['assignee_id']) await emit(tx, cause, 'assignee.changed', acc, snap, { assignee_id: changes['assignee_id'] });
+  // The assigned agent takes part in the conversation (conversation_type=participating).
+  if (changes['assignee_id'] && after.assignee_id !== null) await addParticipants(tx, after, [after.assignee_id]);
   if (changes['team_id']) await emit(tx, cause, 'team.changed', acc, snap, { team_id: changes['team_id'] });
   await emit(tx, cause, 'conversation.updated', acc, snap, changes);
 

@@ -28,12 +28,14 @@ export interface ListFilter {
   status?: 'all' | 'open' | 'resolved' | 'pending' | 'snoozed';
   assigneeType?: 'me' | 'unassigned' | 'all' | 'assigned';
   q?: string;
+  /** `q` also matches the contact's name (the search route; the list matches messages only, as Chatwoot). */
+  qMatchesContactName?: boolean;
   inboxId?: number;
   teamId?: number;
   labels?: string[];
   sourceId?: string;
   contactId?: number;
-  conversationType?: 'unattended';
+  conversationType?: 'unattended' | 'mention' | 'participating';
   updatedWithinSeconds?: number;
 }
 
@@ -60,13 +62,13 @@ export function buildWhere(f: ListFilter): { where: string[]; values: unknown[] 
     values.push(v);
     where.push(sql(`$${values.length}`));
   };
-  if (f.visibleInboxIds !== null) add((p) => `c.inbox_id = ANY(${p}::int[])`, f.visibleInboxIds);
+  // participating replaces the inbox scope (Chatwoot: current_user.participating_conversations).
+  if (f.visibleInboxIds !== null && f.conversationType !== 'participating') add((p) => `c.inbox_id = ANY(${p}::int[])`, f.visibleInboxIds);
   if (f.inboxId !== undefined) add((p) => `c.inbox_id = ${p}`, f.inboxId);
   if (f.q !== undefined && f.q !== '') {
-    add(
-      (p) => `c.id IN (SELECT m.conversation_id FROM messages m WHERE m.content ILIKE ${p} AND m.message_type IN (0, 1) AND m.account_id = $1)`,
-      `%${escapeLike(f.q)}%`,
-    );
+    const inMessages = (p: string) => `c.id IN (SELECT m.conversation_id FROM messages m WHERE m.content ILIKE ${p} AND m.message_type IN (0, 1) AND m.account_id = $1)`;
+    const inContactName = (p: string) => `c.contact_id IN (SELECT cp.id FROM projections cp WHERE cp.account_id = $1 AND cp.kind = 'contact' AND cp.data->>'name' ILIKE ${p})`;
+    add((p) => (f.qMatchesContactName ? `(${inMessages(p)} OR ${inContactName(p)})` : inMessages(p)), `%${escapeLike(f.q)}%`);
   } else if (f.status !== undefined && f.status !== 'all') {
     add((p) => `c.status = ${p}`, f.status);
   } else if (f.status === undefined) {
@@ -77,6 +79,10 @@ export function buildWhere(f: ListFilter): { where: string[]; values: unknown[] 
   if (f.sourceId !== undefined) add((p) => `c.contact_inbox_source_id = ${p}`, f.sourceId);
   if (f.contactId !== undefined) add((p) => `c.contact_id = ${p}`, f.contactId);
   if (f.conversationType === 'unattended') where.push('(c.first_reply_created_at IS NULL OR c.waiting_since IS NOT NULL)');
+  if (f.conversationType === 'mention') add((p) => `c.id IN (SELECT m.conversation_id FROM mentions m WHERE m.account_id = $1 AND m.user_id = ${p})`, f.userId ?? -1);
+  if (f.conversationType === 'participating') {
+    add((p) => `(c.assignee_id = ${p} OR c.id IN (SELECT cp.conversation_id FROM conversation_participants cp WHERE cp.account_id = $1 AND cp.user_id = ${p}))`, f.userId ?? -1);
+  }
   if (f.updatedWithinSeconds !== undefined) add((p) => `c.updated_at > now() - make_interval(secs => ${p})`, f.updatedWithinSeconds);
   return { where, values };
 }

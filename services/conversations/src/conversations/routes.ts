@@ -1,11 +1,13 @@
 import { Router, type RequestHandler } from 'express';
-import { accountIdOf, idParam, parseBody, parseQuery, unixSeconds } from '@parley/shared';
+import { accountIdOf, idParam, parseBody, parseQuery, unixSeconds, withTransaction } from '@parley/shared';
+import { conversationSnapshot } from '../common/snapshots';
+import { emit } from './changes';
 import type { AppDeps } from '../deps';
 import { multipartBody, uploadedFiles } from '../messages/uploads';
 import { presentConversation, presentConversations } from './presenter';
 import {
   assignmentBody, conversationsMetaQuery, createConversationBody, customAttributesBody, labelsBody, listConversationsQuery, toggleStatusBody,
-  togglePriorityBody, updateConversationBody,
+  togglePriorityBody, toggleTypingStatusBody, updateConversationBody,
 } from './schemas';
 import * as service from './service';
 
@@ -62,6 +64,17 @@ export function conversationsRouter(deps: AppDeps): Router {
       meta: {},
       payload: { success: true, conversation_id: row.display_id, current_status: row.status, snoozed_until: row.snoozed_until ? unixSeconds(row.snoozed_until) : null },
     });
+  });
+
+  // Typing changes nothing stored; the event is what carries it (to the realtime channel and webhooks).
+  router.post('/conversations/:conversation_id/toggle_typing_status', async (req, res) => {
+    const input = parseBody(toggleTypingStatusBody, req.body);
+    const accountId = accountIdOf(req);
+    await withTransaction(pool, async (tx) => {
+      const c = await service.loadConversation(tx, req.ctx, accountId, convId(req));
+      await emit(tx, { ctx: req.ctx }, input.typing_status === 'on' ? 'conversation.typing_on' : 'conversation.typing_off', accountId, { ...conversationSnapshot(c), is_private: input.is_private });
+    });
+    res.json({});
   });
 
   router.post('/conversations/:conversation_id/toggle_priority', async (req, res) => {

@@ -19,7 +19,7 @@ export const listConversationsQuery = z.strictObject({
   page: queryInt.max(100_000).optional(),
   sort_by: z.enum(Object.keys(SORTS) as [keyof typeof SORTS, ...Array<keyof typeof SORTS>]).optional(),
   source_id: z.string().max(255).optional(),
-  conversation_type: z.enum(['unattended']).optional(),
+  conversation_type: z.enum(['unattended', 'mention', 'participating']).optional(),
   updated_within: queryInt.optional(),
 });
 export type ListConversationsQuery = z.infer<typeof listConversationsQuery>;
@@ -29,6 +29,9 @@ export type ListConversationsQuery = z.infer<typeof listConversationsQuery>;
  * here too); `assignee_type`, `page` and `sort_by` do not change the counts.
  */
 export const conversationsMetaQuery = listConversationsQuery.omit({ updated_within: true });
+
+/** `GET /conversations/search`: the list's parameters with `q` required (and no `updated_within`). */
+export const searchConversationsQuery = listConversationsQuery.omit({ updated_within: true }).extend({ q: z.string().min(1).max(200) });
 
 /** SPEC op 4. The initial message is Chatwoot's `message` object. */
 export const createConversationBody = z.object({
@@ -45,6 +48,9 @@ export const createConversationBody = z.object({
   message: z.object(messageFields).optional(),
 });
 export type CreateConversationInput = z.infer<typeof createConversationBody>;
+
+/** `POST .../toggle_typing_status` (Chatwoot's agent typing indicator). */
+export const toggleTypingStatusBody = z.object({ typing_status: z.enum(['on', 'off']), is_private: z.boolean().default(false) });
 
 export const toggleStatusBody = z.object({
   status: statusInput.optional(),

@@ -1,14 +1,13 @@
-import { AppError, ForbiddenError, NotFoundError, ValidationError, withTransaction, writeEvent, type Executor, type PoolClient, type RequestContext } from '@parley/shared';
+import { AppError, ForbiddenError, NotFoundError, ValidationError, withTransaction, writeEvent, type Executor, type Peers, type PoolClient, type RequestContext } from '@parley/shared';
 import type { Pool } from 'pg';
 import { assertConversationAccess, isAdmin, userIdOf, visibleInboxIds } from '../common/access';
 import { agentPartial } from '../common/agents';
-import type { Agent, Peers, ResolvedContactInbox, Team } from '../common/peers';
+import type { Agent, ResolvedContactInbox, Team } from '../common/peers';
 import { priorityValue, type ConversationRow, type ConversationStatus, type InboxRow } from '../common/rows';
 import { conversationSnapshot } from '../common/snapshots';
 import { findInbox } from '../inboxes/repository';
 import { lastIncomingAt } from '../messages/repository';
 import { assertHasContent, createMessage, senderFor, type MessageInput, type UploadedFile } from '../messages/service';
-import { upsertProjection } from '../projections/store';
 import type { Projections } from '../projections/store';
 import { changeConversation, emit, type Cause } from './changes';
 import { countConversations, listConversations, PAGE_SIZE, type Counts, type ListFilter } from './list';
@@ -59,15 +58,36 @@ function filterFrom(accountId: number, ctx: RequestContext, visible: number[] | 
   };
 }
 
-/** SPEC op 1: the counts see every filter but the assignee one, which only narrows the page. */
-export async function listPage(deps: ConversationDeps, ctx: RequestContext, accountId: number, q: ListConversationsQuery): Promise<{ meta: Counts; rows: ConversationRow[] }> {
-  const f = filterFrom(accountId, ctx, await visibleInboxIds(deps.pool, ctx, accountId), q);
+/**
+ * Chatwoot's finder looks the list's `team_id` up in the account (`teams.find`): a team that is
+ * not the account's is 404, not an empty list (asked of the gateway when the projection lacks it).
+ */
+async function assertTeamOfAccount(deps: ConversationDeps, ctx: RequestContext, accountId: number, teamId: number | undefined): Promise<void> {
+  if (teamId === undefined) return;
+  if (!(await deps.projections.teams(ctx, accountId, [teamId], true)).has(teamId)) throw new NotFoundError('Team', 'team_id');
+}
+
+/**
+ * SPEC op 1: the counts see every filter but the assignee one, which only narrows the page.
+ * `updated_within` (seconds) answers every conversation updated since, unpaginated, with the
+ * counts of the list without it (Chatwoot's ConversationFinder).
+ */
+export async function listPage(
+  deps: ConversationDeps,
+  ctx: RequestContext,
+  accountId: number,
+  q: ListConversationsQuery,
+  opts: { qMatchesContactName?: boolean } = {},
+): Promise<{ meta: Counts; rows: ConversationRow[] }> {
+  await assertTeamOfAccount(deps, ctx, accountId, q.team_id);
+  const f = { ...filterFrom(accountId, ctx, await visibleInboxIds(deps.pool, ctx, accountId), q), qMatchesContactName: opts.qMatchesContactName };
   const page = q.updated_within !== undefined ? null : (q.page ?? 1);
-  const [meta, rows] = await Promise.all([countConversations(deps.pool, f), listConversations(deps.pool, f, q.sort_by ?? 'last_activity_at_desc', page)]);
+  const [meta, rows] = await Promise.all([countConversations(deps.pool, { ...f, updatedWithinSeconds: undefined }), listConversations(deps.pool, f, q.sort_by ?? 'last_activity_at_desc', page)]);
   return { meta, rows };
 }
 
 export async function counts(deps: ConversationDeps, ctx: RequestContext, accountId: number, q: Partial<ListConversationsQuery>): Promise<Counts> {
+  await assertTeamOfAccount(deps, ctx, accountId, q.team_id);
   return countConversations(deps.pool, filterFrom(accountId, ctx, await visibleInboxIds(deps.pool, ctx, accountId), q));
 }
 
@@ -126,19 +146,19 @@ export async function createConversation(deps: ConversationDeps, ctx: RequestCon
 
   let resolved: ResolvedContactInbox;
   try {
-    resolved = await deps.peers.resolveContactInbox(ctx, accountId, {
+    resolved = await deps.peers.contacts.resolveContactInbox(accountId, {
       inbox_id: inbox.id,
       ...(input.contact_id !== undefined ? { contact_id: input.contact_id } : {}),
       ...(input.source_id !== undefined ? { source_id: input.source_id } : {}),
       ...(input.hmac_verified !== undefined ? { hmac_verified: input.hmac_verified } : {}),
-    });
+    }, { requestId: ctx.requestId });
   } catch (err) {
     if (err instanceof AppError && err.status === 404) {
       throw input.contact_id !== undefined ? new NotFoundError('Contact', 'contact_id') : new NotFoundError('Contact inbox', 'source_id');
     }
     throw err;
   }
-  await upsertProjection(deps.pool, 'contact_projections', accountId, resolved.contact.id, resolved.contact, new Date());
+  await deps.projections.rememberContact(accountId, resolved.contact);
 
   return openConversation(deps.pool, { ctx }, inbox, resolved, {
     status,

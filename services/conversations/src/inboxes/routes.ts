@@ -1,61 +1,70 @@
-import { Router, type RequestHandler } from 'express';
-import { accountIdOf, idParam, parseBody, requireRole } from '@parley/shared';
+import { pathId, routeKit } from '@parley/shared';
 import type { AppDeps } from '../deps';
+import { emptyObject } from '../common/validation';
 import { inboxData } from './present';
-import { createInboxBody, inboxMembersBody, updateInboxBody } from './schemas';
+import { createInboxBody, inboxListResponse, inboxMembersBody, inboxMembersResponse, inboxResponse, updateInboxBody } from './schemas';
 import * as service from './service';
 
-const adminOnly = requireRole('administrator');
+const route = routeKit<AppDeps>();
+const A = '/api/v1/accounts/{account_id}';
+const inboxes = { tags: ['Inboxes'], security: ['userApiKey' as const] };
+const inboxId = { id: pathId('Inbox') };
 
-/** `/inboxes` and `/inbox_members` below `/api/v1/accounts/:account_id`. */
-export function inboxesRouter(deps: AppDeps): Router {
-  const { pool } = deps;
-  const router = Router({ mergeParams: true });
-
-  router.get('/inboxes', async (req, res) => {
-    const rows = await service.listVisibleInboxes(pool, req.ctx, accountIdOf(req));
-    res.json({ payload: rows.map((r) => inboxData(r, req.ctx)) });
-  });
-
-  router.get('/inboxes/:id', async (req, res) => {
-    const inbox = await service.loadVisibleInbox(pool, req.ctx, accountIdOf(req), idParam(req, 'id', 'Inbox'));
-    res.json(inboxData(inbox, req.ctx));
-  });
-
-  router.post('/inboxes', adminOnly, async (req, res) => {
-    const body = parseBody(createInboxBody, req.body);
-    const inbox = await service.createInbox(deps, req.ctx, accountIdOf(req), body);
-    res.json(inboxData(inbox, req.ctx));
-  });
-
-  const update: RequestHandler = async (req, res) => {
-    const id = idParam(req, 'id', 'Inbox');
-    const body = parseBody(updateInboxBody, req.body);
-    const inbox = await service.updateInbox(deps, req.ctx, accountIdOf(req), id, body);
-    res.json(inboxData(inbox, req.ctx));
-  };
-  router.patch('/inboxes/:id', adminOnly, update);
-  router.put('/inboxes/:id', adminOnly, update);
-
-  router.delete('/inboxes/:id', adminOnly, async (req, res) => {
-    await service.deleteInbox(deps, req.ctx, accountIdOf(req), idParam(req, 'id', 'Inbox'));
-    res.json({});
-  });
-
-  router.get('/inbox_members/:inbox_id', async (req, res) => {
-    const accountId = accountIdOf(req);
-    const inbox = await service.loadVisibleInbox(pool, req.ctx, accountId, idParam(req, 'inbox_id', 'Inbox'), 'inbox_id');
-    res.json({ payload: await service.inboxMembers(deps, req.ctx, accountId, inbox.id) });
-  });
-
-  const members = (mode: 'add' | 'replace' | 'remove'): RequestHandler => async (req, res) => {
-    const body = parseBody(inboxMembersBody, req.body);
-    res.json({ payload: await service.changeInboxMembers(deps, req.ctx, accountIdOf(req), mode, body.inbox_id, body.user_ids) });
-  };
-  router.post('/inbox_members', adminOnly, members('add'));
-  router.patch('/inbox_members', adminOnly, members('replace'));
-  router.put('/inbox_members', adminOnly, members('replace'));
-  router.delete('/inbox_members', adminOnly, members('remove'));
-
-  return router;
-}
+/** `/inboxes` and `/inbox_members`: every member reads (agents their own inboxes), administrators write. */
+export const inboxRoutes = [
+  route({
+    method: 'get', path: `${A}/inboxes`, operationId: 'listInboxes', summary: 'List inboxes', ...inboxes,
+    description: 'Agents see the inboxes they are members of; administrators all (with `hmac_token`).',
+    response: { description: 'The inboxes', schema: inboxListResponse },
+    handler: async ({ ctx, accountId }, { pool }) => ({ payload: (await service.listVisibleInboxes(pool, ctx, accountId)).map((r) => inboxData(r, ctx)) }),
+  }),
+  route({
+    method: 'post', path: `${A}/inboxes`, operationId: 'createInbox', summary: 'Create an API inbox', ...inboxes,
+    description: 'Administrators only. Only the API channel exists (`channel.type: "api"`). The answer carries `inbox_identifier` (for the public API) and `hmac_token`.',
+    role: 'administrator', body: createInboxBody, response: { description: 'The new inbox', schema: inboxResponse },
+    requestExample: { name: 'Website', channel: { type: 'api', webhook_url: 'https://example.com/hooks/parley' } },
+    handler: async ({ body, ctx, accountId }, deps) => inboxData(await service.createInbox(deps, ctx, accountId, body), ctx),
+  }),
+  route({
+    method: 'get', path: `${A}/inboxes/{id}`, operationId: 'getInbox', summary: 'Show an inbox', ...inboxes,
+    params: inboxId, response: { description: 'The inbox', schema: inboxResponse },
+    handler: async ({ params, ctx, accountId }, { pool }) => inboxData(await service.loadVisibleInbox(pool, ctx, accountId, params.id), ctx),
+  }),
+  ...(['patch', 'put'] as const).map((method) =>
+    route({
+      method, path: `${A}/inboxes/{id}`, ...inboxes,
+      ...(method === 'patch' ? { operationId: 'updateInbox', summary: 'Update an inbox', description: 'Administrators only.' } : { operationId: 'replaceInbox', summary: 'Update an inbox (same as PATCH)' }),
+      role: 'administrator', params: inboxId, body: updateInboxBody, response: { description: 'The inbox', schema: inboxResponse },
+      handler: async ({ params, body, ctx, accountId }, deps) => inboxData(await service.updateInbox(deps, ctx, accountId, params.id, body), ctx),
+    }),
+  ),
+  route({
+    method: 'delete', path: `${A}/inboxes/{id}`, operationId: 'deleteInbox', summary: 'Delete an inbox', ...inboxes,
+    description: 'Administrators only. Its conversations and messages go with it.',
+    role: 'administrator', params: inboxId, response: { description: 'Deleted', schema: emptyObject },
+    handler: async ({ params, ctx, accountId }, deps) => {
+      await service.deleteInbox(deps, ctx, accountId, params.id);
+      return {};
+    },
+  }),
+  route({
+    method: 'get', path: `${A}/inbox_members/{inbox_id}`, operationId: 'listInboxMembers', summary: 'List the agents of an inbox', ...inboxes,
+    params: { inbox_id: pathId('Inbox') }, response: { description: 'The members', schema: inboxMembersResponse },
+    handler: async ({ params, ctx, accountId }, deps) => {
+      const inbox = await service.loadVisibleInbox(deps.pool, ctx, accountId, params.inbox_id, 'inbox_id');
+      return { payload: await service.inboxMembers(deps, ctx, accountId, inbox.id) };
+    },
+  }),
+  ...([
+    ['post', 'add', 'addInboxMembers', 'Add agents to an inbox', 'Administrators only. Every user must be an agent of the account (422 otherwise).'],
+    ['patch', 'replace', 'setInboxMembers', 'Replace the agents of an inbox', undefined],
+    ['put', 'replace', 'replaceInboxMembers', 'Replace the agents of an inbox (same as PATCH)', undefined],
+    ['delete', 'remove', 'removeInboxMembers', 'Remove agents from an inbox', undefined],
+  ] as const).map(([method, mode, operationId, summary, description]) =>
+    route({
+      method, path: `${A}/inbox_members`, operationId, summary, ...(description ? { description } : {}), ...inboxes,
+      role: 'administrator', body: inboxMembersBody, response: { description: 'The members now', schema: inboxMembersResponse },
+      handler: async ({ body, ctx, accountId }, deps) => ({ payload: await service.changeInboxMembers(deps, ctx, accountId, mode, body.inbox_id, body.user_ids) }),
+    }),
+  ),
+];

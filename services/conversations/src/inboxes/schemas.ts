@@ -52,7 +52,6 @@ export const inboxMembersBody = z.object({
   user_ids: z.array(idInput).max(1000),
 });
 
-export const inboxIdParams = z.object({ inbox_id: z.number().int().positive() });
 
 /** The account API inbox object (Chatwoot's inbox partial for an API channel). */
 export const inboxResponse = z.object({

@@ -8,6 +8,7 @@ import type { AppDeps } from '../deps';
 import { inboxSnapshot } from '../common/snapshots';
 
 import { findInbox, findInboxByIdentifier } from '../inboxes/repository';
+import { memberInboxIds } from '../common/access';
 
 const IDENTIFIER_RE = /^[A-Za-z0-9_-]{1,128}$/;
 
@@ -36,6 +37,11 @@ export function internalRouter(deps: AppDeps): Router {
     const conv = await findConversation(pool, idParam(req, 'account_id', 'Account'), idParam(req, 'conversation_id', 'Conversation'));
     if (!conv) throw new NotFoundError('Conversation', 'conversation_id');
     res.json(conversationSnapshot(conv));
+  });
+
+  // The realtime service: which inboxes' conversation events an agent receives.
+  router.get('/accounts/:account_id/agents/:user_id/inboxes', async (req, res) => {
+    res.json({ inbox_ids: await memberInboxIds(pool, idParam(req, 'account_id', 'Account'), idParam(req, 'user_id', 'Agent')) });
   });
 
   router.post('/accounts/:account_id/conversations/:conversation_id/commands', async (req, res) => {

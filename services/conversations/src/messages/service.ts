@@ -1,4 +1,5 @@
 import { ValidationError, type Executor, type RequestContext } from '@parley/shared';
+import { recordParticipation } from '../conversations/participation';
 import { botIdOf, userIdOf } from '../common/access';
 import type { AttachmentMeta, ConversationRow, MessageRow, SenderType } from '../common/rows';
 import { messageSnapshot } from '../common/snapshots';
@@ -100,6 +101,7 @@ export async function createMessage(tx: Executor, cause: Cause, conv: Conversati
     if ((human || bot) && conv.waiting_since !== null) patch.waiting_since = null;
   }
   const after = await changeConversation(tx, cause, conv, patch, { statusActivity });
+  await recordParticipation(tx, after, message);
   await emit(tx, cause, 'message.created', after.account_id, messageSnapshot(message, after));
   return { message, conversation: after };
 }

@@ -84,7 +84,7 @@ export function publicRouter(deps: AppDeps): Router {
     const scope = await scopeOf(req);
     await withTransaction(pool, async (tx) => {
       const c = await scopedConversation(tx, scope, convId(req));
-      await emit(tx, { ctx: scope.ctx }, body.typing_status === 'on' ? 'conversation.typing_on' : 'conversation.typing_off', c.account_id, conversationSnapshot(c));
+      await emit(tx, { ctx: scope.ctx }, body.typing_status === 'on' ? 'conversation.typing_on' : 'conversation.typing_off', c.account_id, { ...conversationSnapshot(c), is_private: false });
     });
     res.json({});
   });

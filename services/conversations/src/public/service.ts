@@ -1,9 +1,9 @@
-import { AppError, NotFoundError, type Executor, type RequestContext } from '@parley/shared';
+import { AppError, NotFoundError, type Executor, type Peers, type RequestContext } from '@parley/shared';
 import type { Pool } from 'pg';
-import type { ContactInbox, ContactSnapshot, Peers } from '../common/peers';
+import type { ContactInbox, ContactSnapshot } from '../common/peers';
 import type { ConversationRow, InboxRow, MessageRow } from '../common/rows';
 import { findInboxByIdentifier } from '../inboxes/repository';
-import { upsertProjection } from '../projections/store';
+import type { Projections } from '../projections/store';
 
 const IDENTIFIER_RE = /^[A-Za-z0-9_-]{1,128}$/;
 
@@ -27,19 +27,19 @@ export async function inboxByIdentifier(db: Executor, identifier: string | undef
  * Resolves `inbox_identifier` and `contact_identifier` (the contact inbox's source id, owned by
  * the contacts service). Any miss is 404, so a client cannot tell which part was wrong.
  */
-export async function resolveScope(deps: { pool: Pool; peers: Peers }, ctx: RequestContext, identifier: string | undefined, sourceId: string | undefined): Promise<PublicScope> {
+export async function resolveScope(deps: { pool: Pool; peers: Peers; projections: Projections }, ctx: RequestContext, identifier: string | undefined, sourceId: string | undefined): Promise<PublicScope> {
   const inbox = await inboxByIdentifier(deps.pool, identifier);
   if (!sourceId || sourceId.length > 255 || sourceId.includes('\u0000')) throw new NotFoundError('Contact', 'contact_identifier');
   let found: { contact_inbox: ContactInbox; contact: ContactSnapshot };
   try {
-    found = await deps.peers.contactInbox({ ...ctx, accountId: inbox.account_id }, inbox.id, sourceId);
+    found = await deps.peers.contacts.contactInbox(inbox.id, sourceId, { accountId: inbox.account_id, requestId: ctx.requestId });
   } catch (err) {
     if (err instanceof AppError && err.status === 404) throw new NotFoundError('Contact', 'contact_identifier');
     throw err;
   }
   const { contact, contact_inbox: contactInbox } = found;
   if (contact.account_id !== inbox.account_id || contactInbox.inbox_id !== inbox.id) throw new NotFoundError('Contact', 'contact_identifier');
-  await upsertProjection(deps.pool, 'contact_projections', inbox.account_id, contact.id, contact, new Date());
+  await deps.projections.rememberContact(inbox.account_id, contact);
   return {
     inbox,
     contact,

@@ -9,6 +9,8 @@ declare global {
       principal?: Principal;
       /** Base URL of the service this request is proxied to, when it is. */
       upstream?: string;
+      /** Set when the proxied request outlived PROXY_TIMEOUT_MS (504, not 502). */
+      upstreamTimedOut?: boolean;
     }
   }
 }

@@ -24,6 +24,14 @@ function accountKey(ns: string, id: number): string {
 const versionKey = (key: string) => `${key}:v`;
 
 /**
+ * Every cached entry is stored under the epoch current when it was written; bumping the epoch
+ * drops them all at once. A replica that could not invalidate (Redis away during a change)
+ * bumps it when Redis is back, so an entry cached before the outage cannot outlive a change
+ * made during it (a removed agent does not regain access for the TTL).
+ */
+const epochKey = (ns: string) => `${ns}gw:epoch`;
+
+/**
  * Stores a value only if the entry's version is still the one read before the database was:
  * a reader that loaded the old rows just before a change committed cannot put them back
  * after that change's invalidation (which bumped the version).
@@ -41,8 +49,13 @@ return 0`;
  * user, membership or account calls the matching invalidate after commit, so a removed
  * agent loses access at once; the TTL only bounds staleness if an invalidation is lost.
  * Reads that race an invalidation never re-cache what they loaded before it (versions).
+ * Redis is only a cache here: while it is away every read goes to Postgres (the client fails
+ * fast, see createRedis), and invalidations lost meanwhile are made good by an epoch bump.
  */
 export class PrincipalStore {
+  /** An invalidation failed (Redis away): bump the epoch once Redis answers again. */
+  private lostInvalidation = false;
+
   constructor(
     private readonly pool: Pool,
     private readonly redis: Redis,
@@ -50,7 +63,19 @@ export class PrincipalStore {
     private readonly ttlSeconds: number,
     /** Loads from Postgres; tests may wrap it to hold a load while a change commits. */
     private readonly db: Executor = pool,
-  ) {}
+  ) {
+    redis.on('ready', () => void this.recover());
+  }
+
+  private async recover(): Promise<void> {
+    if (!this.lostInvalidation) return;
+    try {
+      await this.redis.incr(epochKey(this.ns));
+      this.lostInvalidation = false;
+    } catch {
+      // Still away: the next 'ready' tries again.
+    }
+  }
 
   async resolve(token: string): Promise<Principal | null> {
     return this.cached(tokenKey(this.ns, token), () => loadPrincipal(this.db, token));
@@ -66,16 +91,19 @@ export class PrincipalStore {
   /** Read-through; a missing record is not cached (it may be created any moment). */
   private async cached<T>(key: string, load: () => Promise<T | null>): Promise<T | null> {
     let version: string | null | undefined;
+    let epoch = '0';
     try {
-      const [cached, v] = await this.redis.mget(key, versionKey(key));
-      if (cached) return JSON.parse(cached) as T;
+      const [cached, v, e] = await this.redis.mget(key, versionKey(key), epochKey(this.ns));
+      epoch = e ?? '0';
+      const sep = cached ? cached.indexOf('|') : -1;
+      if (cached && cached.slice(0, sep) === epoch) return JSON.parse(cached.slice(sep + 1)) as T;
       version = v ?? null;
     } catch {
       version = undefined; // Redis away: answer from Postgres, cache nothing.
     }
     const value = await load();
     if (value !== null && version !== undefined) {
-      await this.redis.eval(SET_IF_VERSION, 2, key, versionKey(key), version ?? '', JSON.stringify(value), this.ttlSeconds).catch(() => undefined);
+      await this.redis.eval(SET_IF_VERSION, 2, key, versionKey(key), version ?? '', `${epoch}|${JSON.stringify(value)}`, this.ttlSeconds).catch(() => undefined);
     }
     return value;
   }
@@ -88,7 +116,12 @@ export class PrincipalStore {
       .expire(versionKey(key), this.ttlSeconds * 2 + 60)
       .del(key)
       .exec()
-      .catch(() => undefined);
+      .then((results) => {
+        if (!results || results.some(([err]) => err)) throw new Error('invalidation failed');
+      })
+      .catch(() => {
+        this.lostInvalidation = true;
+      });
   }
 
   async invalidateToken(token: string): Promise<void> {

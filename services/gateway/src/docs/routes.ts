@@ -1,6 +1,6 @@
 import path from 'node:path';
 import express, { Router } from 'express';
-import { openApiDocument, openApiYaml } from './document';
+import { openApiJson, openApiYaml } from './document';
 
 /** Files of swagger-ui-dist the page loads; nothing else in that package is served. */
 const ASSETS = ['swagger-ui-bundle.js', 'swagger-ui.css', 'favicon-32x32.png', 'favicon-16x16.png'];
@@ -51,7 +51,7 @@ function swaggerUiDir(): string {
 export function docsRouter(): Router {
   const router = Router();
   router.get('/openapi.json', (_req, res) => {
-    res.json(openApiDocument());
+    res.type('application/json').send(openApiJson());
   });
   router.get('/openapi.yaml', (_req, res) => {
     res.type('application/yaml').send(openApiYaml());

@@ -67,6 +67,12 @@ export async function findAgent(db: Executor, accountId: number, userId: number)
   return rows[0] ?? null;
 }
 
+/** The membership of the user whose realtime `pubsub_token` this is, if that user is `userId` and a member of the account. */
+export async function findAgentByPubsubToken(db: Executor, accountId: number, userId: number, pubsubToken: string): Promise<AgentRow | null> {
+  const { rows } = await db.query<AgentRow>(`${AGENT_SELECT} WHERE au.account_id = $1 AND au.user_id = $2 AND u.pubsub_token = $3`, [accountId, userId, pubsubToken]);
+  return rows[0] ?? null;
+}
+
 /** Every account a user belongs to, oldest membership first. */
 export async function listAgentsOfUser(db: Executor, userId: number): Promise<AgentRow[]> {
   const { rows } = await db.query<AgentRow>(`${AGENT_SELECT} WHERE au.user_id = $1 ORDER BY au.id`, [userId]);

@@ -137,16 +137,18 @@ export async function removeMembership(tx: Executor, ctx: RequestContext, accoun
 
 /**
  * `DELETE /agents/{id}` (SPEC 12) and the Platform API's account_users delete. As in
- * Chatwoot, a user left without any account is deleted with their token.
+ * Chatwoot, the account API deletes a user left without any account (with their token); the
+ * Platform API keeps the user (`keepUser`), so a platform app moving a user between accounts
+ * does not lose it.
  */
-export async function removeAgent(deps: GatewayDeps, ctx: RequestContext, accountId: number, userId: number): Promise<void> {
+export async function removeAgent(deps: GatewayDeps, ctx: RequestContext, accountId: number, userId: number, opts: { keepUser?: boolean } = {}): Promise<void> {
   const dropped = await withTransaction(deps.pool, async (tx) => {
     // The user row first: removals of one user from two accounts at once take turns, so the
     // second sees the first's and deletes a user left without accounts (user, then membership).
     const user = await findUser(tx, userId, { lock: true });
     if (!user || !(await findMembership(tx, accountId, userId, { lock: true }))) throw new NotFoundError('Agent', 'id');
     await removeMembership(tx, ctx, accountId, userId);
-    if ((await listMembershipsOfUser(tx, userId)).length > 0) return [];
+    if (opts.keepUser || (await listMembershipsOfUser(tx, userId)).length > 0) return [];
     const tokens = await deleteTokens(tx, 'User', [userId]);
     await deleteUser(tx, userId);
     await writeEvent(tx, ctx, { type: 'user.deleted', accountId: null, data: userEventData(user) });

@@ -1,8 +1,8 @@
 import { Router } from 'express';
-import { idParam, NotFoundError } from '@parley/shared';
+import { idParam, NotFoundError, parseBody, pubsubAgentRequest } from '@parley/shared';
 import type { GatewayDeps } from '../deps';
 import { findAccount } from '../identity/accounts-repository';
-import { listAgents } from '../identity/agents-repository';
+import { findAgentByPubsubToken, listAgents } from '../identity/agents-repository';
 import { loadAgent } from '../identity/agents-service';
 import { loadTeam } from '../identity/teams-service';
 import { findVisibleBot } from '../identity/bots-repository';
@@ -40,6 +40,14 @@ export function internalRouter(deps: GatewayDeps): Router {
     const bot = await findVisibleBot(deps.pool, a.id, idParam(req, 'bot_id', 'Agent bot'));
     if (!bot) throw new NotFoundError('Agent bot', 'bot_id');
     res.json(botInternalView(bot));
+  });
+  // The realtime service's RoomChannel check: token, user and membership must all match (a
+  // body, not a path, so the token stays out of access logs).
+  router.post('/pubsub/agents/resolve', async (req, res) => {
+    const body = parseBody(pubsubAgentRequest, req.body);
+    const agent = await findAgentByPubsubToken(deps.pool, body.account_id, body.user_id, body.pubsub_token);
+    if (!agent) throw new NotFoundError('Agent', 'pubsub_token');
+    res.json(agentView(agent));
   });
   return router;
 }

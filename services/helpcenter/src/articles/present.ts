@@ -1,7 +1,7 @@
-import { unixSeconds, type Executor } from '@parley/shared';
+import { unixSeconds, type AgentCopy, type Executor } from '@parley/shared';
 import { categoriesByIds, type CategoryRow } from '../categories/repository';
 import { categorySummary } from '../categories/present';
-import { authorsByIds, type AgentData } from '../authors/repository';
+import { authorCopies } from '../authors/copies';
 import { associatedOf, type ArticleRow } from './repository';
 import { statusName, type ArticleJson, type AuthorJson, type PublicArticleJson } from './schemas';
 
@@ -10,7 +10,7 @@ const int = (v: unknown): number | null => (typeof v === 'number' && Number.isIn
 const bool = (v: unknown): boolean | null => (typeof v === 'boolean' ? v : null);
 
 /** The agent partial from the author projection, every field typed (null when unknown). */
-function presentAuthor(a: AgentData | undefined): AuthorJson | null {
+function presentAuthor(a: AgentCopy | undefined): AuthorJson | null {
   if (!a) return null;
   return {
     id: a.id,
@@ -39,7 +39,7 @@ function associatedSummary(a: ArticleRow) {
  * fields Chatwoot's article partial adds (description, locale, category{}, author{},
  * associated_articles, updated_at), so clients of either kind find what they read.
  */
-export function presentArticle(row: ArticleRow, category: CategoryRow | null | undefined, author: AgentData | null | undefined, associated: ArticleRow[]): ArticleJson {
+export function presentArticle(row: ArticleRow, category: CategoryRow | null | undefined, author: AgentCopy | null | undefined, associated: ArticleRow[]): ArticleJson {
   return {
     id: row.id,
     title: row.title,
@@ -76,7 +76,7 @@ export async function presentArticles(db: Executor, rows: ArticleRow[]): Promise
   const categoryIds = [...new Set(rows.map((r) => r.category_id).filter((id): id is number => id !== null))];
   // One after the other: `db` may be a transaction's client, which runs one query at a time.
   const categories = await categoriesByIds(db, categoryIds);
-  const authors = await authorsByIds(db, accountId, rows.map((r) => r.author_id));
+  const authors = await authorCopies.readMany(db, 'agent', accountId, rows.map((r) => r.author_id));
   const associated = await associatedOf(db, rows.map((r) => r.id));
   const catById = new Map(categories.map((c) => [c.id, c]));
   return rows.map((r) =>
@@ -94,7 +94,7 @@ export async function presentOne(db: Executor, row: ArticleRow): Promise<Article
 }
 
 /** An author as anonymous readers see it: a name and a picture, no email or role. */
-function publicAuthor(a: AgentData | undefined): PublicArticleJson['author'] {
+function publicAuthor(a: AgentCopy | undefined): PublicArticleJson['author'] {
   if (!a) return null;
   const name = str(a['name']);
   return { name, available_name: str(a['available_name']) ?? name, thumbnail: str(a['thumbnail']) ?? '' };
@@ -106,7 +106,7 @@ export async function presentPublicArticles(db: Executor, rows: ArticleRow[]): P
   const accountId = (rows[0] as ArticleRow).account_id;
   const categoryIds = [...new Set(rows.map((r) => r.category_id).filter((id): id is number => id !== null))];
   const categories = await categoriesByIds(db, categoryIds);
-  const authors = await authorsByIds(db, accountId, rows.map((r) => r.author_id));
+  const authors = await authorCopies.readMany(db, 'agent', accountId, rows.map((r) => r.author_id));
   const associated = await associatedOf(db, rows.map((r) => r.id), true);
   const catById = new Map(categories.map((c) => [c.id, c]));
   return rows.map((r) => ({

@@ -221,5 +221,3 @@ export const publicArticleListResponse = z.object({
   meta: z.object({ articles_count: count, current_page: z.number().int() }),
 });
 
-export const articleParams = z.object({ portal_slug: z.string().describe('The portal slug'), id: z.number().int().positive().describe('Article id') });
-export const publicArticleParams = z.object({ portal_slug: z.string().describe('The portal slug'), article_slug: z.string().describe('The article slug') });

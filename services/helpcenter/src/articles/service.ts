@@ -16,8 +16,7 @@ import { baseSlug, firstFreeSlug, retryOnSlugRace } from '../common/slugs';
 import { findCategory, type CategoryRow } from '../categories/repository';
 import type { PortalRow } from '../portals/repository';
 import { assertAllowedLocale, callerUserId } from '../portals/service';
-import { requireAgent } from '../authors/identity';
-import { upsertAuthor, type AgentData } from '../authors/repository';
+import { rememberAuthor, requireAgent } from '../authors/copies';
 import { presentArticles, presentOne, type Article } from './present';
 import * as repo from './repository';
 import type { ArticleFields, ArticleMeta, ArticleRow } from './repository';
@@ -95,7 +94,7 @@ export async function createArticle(deps: Deps, ctx: RequestContext, portal: Por
   // Local checks first (cheap, and they should not depend on the identity service being up).
   const category = input.category_id ? await categoryInPortal(deps.pool, portal, input.category_id) : null;
   const associated = input.associated_article_id ? await associatedRoot(deps.pool, portal, input.associated_article_id, null) : null;
-  const agent: AgentData = await requireAgent(deps, ctx, accountId, input.author_id);
+  const agent = await requireAgent(deps, ctx, accountId, input.author_id);
   // Chatwoot: an article in a category takes the category's locale.
   const locale = category?.locale ?? input.locale ?? portal.config.default_locale;
   if (!category) assertAllowedLocale(portal, locale);
@@ -123,7 +122,7 @@ export async function createArticle(deps: Deps, ctx: RequestContext, portal: Por
         position: input.position ?? (await repo.nextPosition(tx, accountId, portal.id, category?.id ?? null)),
       };
       const row = await repo.insertArticle(tx, accountId, portal.id, fields);
-      await upsertAuthor(tx, accountId, input.author_id, agent);
+      await rememberAuthor(tx, accountId, agent);
       const article = await presentOne(tx, row);
       await emit(tx, ctx, [{ type: 'article.created', accountId, data: article }, ...statusEvents(accountId, article, null, status)]);
       return article;
@@ -202,7 +201,7 @@ export async function updateArticle(deps: Deps, ctx: RequestContext, portal: Por
     // Changes speak the API's words: the status by name, as the Article record has it.
     if (changes['status']) changes['status'] = [statusName(before.status), statusName(next.status)];
     const row = await repo.updateArticle(tx, accountId, before.id, next);
-    if (agent) await upsertAuthor(tx, accountId, next.author_id, agent);
+    if (agent) await rememberAuthor(tx, accountId, agent);
     const article = await presentOne(tx, row);
     await emit(tx, ctx, [{ type: 'article.updated', accountId, data: article, changes }, ...statusEvents(accountId, article, before.status, next.status)]);
     return article;

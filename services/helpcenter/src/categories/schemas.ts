@@ -62,4 +62,3 @@ export const categorySummaryResponse = z.object({
 });
 export type CategorySummaryJson = z.infer<typeof categorySummaryResponse>;
 
-export const categoryParams = z.object({ portal_slug: z.string().describe('The portal slug'), id: z.number().int().positive().describe('Category id') });

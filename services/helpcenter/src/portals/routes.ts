@@ -1,49 +1,54 @@
-import { Router, type RequestHandler } from 'express';
-import { accountIdOf, parseBody, parseQuery, requireRole, unwrap, type ServiceDeps } from '@parley/shared';
-import type { HelpcenterConfig } from '../config';
+import { ADMIN, PORTAL, PORTALS, portalSlug, READ_ERRORS, route, user, WRITE_ERRORS } from '../route';
 import { loadPortal, portalOf } from './middleware';
-import { categoriesRouter } from '../categories/routes';
-import { articlesRouter } from '../articles/routes';
-import { createPortalBody, showPortalQuery, updatePortalBody } from './schemas';
+import { createPortalBody, emptyResponse, portalListResponse, portalResponse, showPortalQuery, updatePortalBody } from './schemas';
 import * as service from './service';
 
-/** Administrators write; any member of the account reads (Chatwoot's policies, 403 not 401). */
-export const adminOnly: RequestHandler = requireRole('administrator');
-
-/** `/api/v1/accounts/:account_id/portals`: portals by slug, and their categories and articles. */
-export function portalsRouter(deps: ServiceDeps<HelpcenterConfig>): Router {
-  const router = Router({ mergeParams: true });
-  const portal = loadPortal(deps);
-
-  router.get('/', async (req, res) => {
-    const payload = await service.listPortals(deps.pool, req.ctx, accountIdOf(req));
-    res.json({ payload, meta: { current_page: 1, portals_count: payload.length } });
-  });
-
-  router.post('/', adminOnly, async (req, res) => {
-    const input = parseBody(createPortalBody, unwrap(req.body, 'portal'));
-    res.json(await service.createPortal(deps.pool, req.ctx, accountIdOf(req), input));
-  });
-
-  router.get('/:portal_slug', portal, async (req, res) => {
-    const q = parseQuery(showPortalQuery, req.query);
-    const accountId = accountIdOf(req);
-    res.json(await service.presentWithStats(deps.pool, accountId, portalOf(res), service.callerUserId(req.ctx), q.locale ?? null));
-  });
-
-  const update: RequestHandler = async (req, res) => {
-    const input = parseBody(updatePortalBody, unwrap(req.body, 'portal'));
-    res.json(await service.updatePortal(deps.pool, req.ctx, accountIdOf(req), portalOf(res).slug, input));
-  };
-  router.patch('/:portal_slug', portal, adminOnly, update);
-  router.put('/:portal_slug', portal, adminOnly, update);
-
-  router.delete('/:portal_slug', portal, adminOnly, async (req, res) => {
-    await service.deletePortal(deps.pool, req.ctx, accountIdOf(req), portalOf(res).slug);
-    res.json({});
-  });
-
-  router.use('/:portal_slug/categories', portal, categoriesRouter(deps));
-  router.use('/:portal_slug/articles', portal, articlesRouter(deps));
-  return router;
-}
+/**
+ * Portals by slug (their categories and articles are in their own folders). Administrators
+ * write; any member of the account reads (Chatwoot's policies, 403 not 401).
+ */
+export const portalRoutes = [
+  route({
+    method: 'get', path: PORTALS, operationId: 'listPortals', summary: 'List the portals of the account', ...user,
+    response: { description: 'Every portal of the account, oldest first, with article and category counts', schema: portalListResponse },
+    errors: READ_ERRORS,
+    handler: async ({ ctx, accountId }, deps) => {
+      const payload = await service.listPortals(deps.pool, ctx, accountId);
+      return { payload, meta: { current_page: 1, portals_count: payload.length } };
+    },
+  }),
+  route({
+    method: 'post', path: PORTALS, operationId: 'createPortal', summary: 'Create a portal', ...user,
+    description: `${ADMIN} The slug is unique across all accounts (the public API addresses a portal by slug alone): a taken slug is 409.`,
+    role: 'administrator', body: createPortalBody, wrap: 'portal',
+    response: { description: 'The new portal', schema: portalResponse }, errors: WRITE_ERRORS,
+    requestExample: { name: 'Acme Help', slug: 'acme-help', color: '#1f93ff', header_text: 'How can we help?', config: { allowed_locales: ['en', 'fr'], default_locale: 'en' } },
+    handler: async ({ body, ctx, accountId }, deps) => service.createPortal(deps.pool, ctx, accountId, body),
+  }),
+  route({
+    method: 'get', path: PORTAL, operationId: 'getPortal', summary: 'Show a portal', ...user,
+    description: 'With `locale`, the article counts in `meta` are of that locale only.',
+    use: loadPortal, params: portalSlug, query: showPortalQuery,
+    response: { description: 'The portal', schema: portalResponse }, errors: [400, ...READ_ERRORS],
+    handler: async ({ query, ctx, accountId, res }, deps) => service.presentWithStats(deps.pool, accountId, portalOf(res), service.callerUserId(ctx), query.locale ?? null),
+  }),
+  ...(['patch', 'put'] as const).map((method) =>
+    route({
+      method, path: PORTAL, operationId: method === 'patch' ? 'updatePortal' : 'replacePortal', summary: method === 'patch' ? 'Update a portal' : 'Update a portal (same as PATCH)', ...user,
+      description: `${ADMIN} Any subset of the create fields; \`config\` is merged over the stored one.`,
+      use: loadPortal, role: 'administrator', params: portalSlug, body: updatePortalBody, wrap: 'portal',
+      response: { description: 'The updated portal', schema: portalResponse }, errors: WRITE_ERRORS,
+      handler: async ({ body, ctx, accountId, res }, deps) => service.updatePortal(deps.pool, ctx, accountId, portalOf(res).slug, body),
+    }),
+  ),
+  route({
+    method: 'delete', path: PORTAL, operationId: 'deletePortal', summary: 'Delete a portal with its categories and articles', ...user,
+    description: ADMIN,
+    use: loadPortal, role: 'administrator', params: portalSlug,
+    response: { description: 'Deleted', schema: emptyResponse }, errors: READ_ERRORS,
+    handler: async ({ ctx, accountId, res }, deps) => {
+      await service.deletePortal(deps.pool, ctx, accountId, portalOf(res).slug);
+      return {};
+    },
+  }),
+];

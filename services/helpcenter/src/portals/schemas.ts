@@ -122,4 +122,3 @@ export const publicPortalResponse = z
 export type PublicPortalJson = z.infer<typeof publicPortalResponse>;
 
 export const emptyResponse = z.object({}).strict().describe('An empty JSON object');
-export const portalSlugParams = z.object({ portal_slug: z.string().describe('The portal slug') });

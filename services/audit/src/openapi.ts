@@ -1,0 +1,5 @@
+import { operationsOf } from '@parley/shared';
+import { routes } from './routes';
+
+/** The audit service's public operations, for the API document (`packages/openapi`). */
+export const operations = operationsOf(routes);

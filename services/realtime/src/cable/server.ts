@@ -1,0 +1,237 @@
+import type { IncomingMessage, Server } from 'node:http';
+import type { Duplex } from 'node:stream';
+import { WebSocketServer, type WebSocket } from 'ws';
+import type { Logger } from '@parley/shared';
+import { GrantRefused, type Grant, type Grants } from '../auth/grants';
+import type { Presence } from '../presence';
+import type { StreamHub } from '../streams/hub';
+import type { StreamLog } from '../streams/log';
+import type { RealtimeConfig } from '../config';
+import type { RealtimeMetrics } from '../metrics';
+import { frames, parseAction, parseCommand, parseIdentifier, SUBPROTOCOL, type DisconnectReason, type RoomIdentifier } from './protocol';
+import { Subscription } from './subscription';
+
+export interface CableDeps {
+  config: RealtimeConfig;
+  log: Logger;
+  grants: Grants;
+  hub: StreamHub;
+  streamLog: StreamLog;
+  presence: Presence;
+  metrics: RealtimeMetrics;
+}
+
+/** One socket: its subscriptions by identifier, and its frame budget. */
+class Connection {
+  readonly subs = new Map<string, Subscription>();
+  /** Identifiers being subscribed (checks in flight). */
+  readonly pending = new Set<string>();
+  frames = 0;
+  windowStart = Date.now();
+  closed = false;
+  constructor(readonly ws: WebSocket) {}
+}
+
+/**
+ * The `/cable` endpoint: Rails ActionCable's v1 JSON protocol over `ws`, with `RoomChannel` as
+ * its one channel. Each connection gets `welcome`, a ping every REALTIME_PING_INTERVAL_MS, and
+ * answers to its commands; frames that are not commands are ignored, and frames, their size,
+ * their rate and the subscriptions per connection are bounded.
+ */
+export class CableServer {
+  private readonly wss: WebSocketServer;
+  private readonly connections = new Set<Connection>();
+  private readonly pinger: NodeJS.Timeout;
+
+  constructor(private readonly deps: CableDeps) {
+    this.wss = new WebSocketServer({
+      noServer: true,
+      maxPayload: deps.config.REALTIME_MAX_FRAME_BYTES,
+      perMessageDeflate: false,
+      handleProtocols: (protocols) => (protocols.has(SUBPROTOCOL) ? SUBPROTOCOL : false),
+    });
+    this.pinger = setInterval(() => this.pingAll(), deps.config.REALTIME_PING_INTERVAL_MS);
+    this.pinger.unref();
+  }
+
+  /** Takes the HTTP server's upgrades at `/cable`; anything else is refused. */
+  attach(server: Server): void {
+    server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => this.upgrade(req, socket, head));
+  }
+
+  get connectionCount(): number {
+    return this.connections.size;
+  }
+
+  upgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void {
+    const path = (req.url ?? '').split('?')[0];
+    if (path !== '/cable' && path !== '/cable/') {
+      socket.end('HTTP/1.1 404 Not Found\r\nConnection: close\r\nContent-Length: 0\r\n\r\n');
+      return;
+    }
+    socket.on('error', () => undefined);
+    this.wss.handleUpgrade(req, socket, head, (ws) => this.connected(ws));
+  }
+
+  private connected(ws: WebSocket): void {
+    const conn = new Connection(ws);
+    this.connections.add(conn);
+    this.deps.metrics.connections.inc();
+    ws.on('error', () => undefined);
+    ws.on('message', (data, isBinary) => this.onFrame(conn, isBinary ? null : data.toString()));
+    ws.on('close', () => this.gone(conn));
+    this.send(conn, frames.welcome());
+  }
+
+  private gone(conn: Connection): void {
+    if (conn.closed) return;
+    conn.closed = true;
+    this.connections.delete(conn);
+    this.deps.metrics.connections.dec();
+    for (const sub of conn.subs.values()) sub.close(this.deps.hub);
+    conn.subs.clear();
+  }
+
+  private onFrame(conn: Connection, raw: string | null): void {
+    const now = Date.now();
+    if (now - conn.windowStart >= 10_000) {
+      conn.windowStart = now;
+      conn.frames = 0;
+    }
+    if (++conn.frames > this.deps.config.REALTIME_MAX_FRAMES_PER_10S) return this.disconnect(conn, 'invalid_request', false);
+    if (raw === null) return;
+    const cmd = parseCommand(raw);
+    if (!cmd) return;
+    switch (cmd.command) {
+      case 'subscribe':
+        void this.subscribe(conn, cmd.identifier).catch((err: unknown) => {
+          this.deps.log.error({ err }, 'subscribe failed');
+          this.send(conn, frames.reject(cmd.identifier));
+        });
+        return;
+      case 'unsubscribe': {
+        const sub = conn.subs.get(cmd.identifier);
+        if (sub) {
+          sub.close(this.deps.hub);
+          conn.subs.delete(cmd.identifier);
+        }
+        return;
+      }
+      case 'message': {
+        const sub = conn.subs.get(cmd.identifier);
+        if (sub && parseAction(cmd.data) === 'update_presence') void this.presence(conn, sub.identifier, sub.grantNow).catch(() => undefined);
+        return;
+      }
+    }
+  }
+
+  private async subscribe(conn: Connection, identifier: string): Promise<void> {
+    // Rails ignores a second subscribe to the same identifier.
+    if (conn.subs.has(identifier) || conn.pending.has(identifier)) return;
+    const room = parseIdentifier(identifier);
+    if (!room || conn.subs.size + conn.pending.size >= this.deps.config.REALTIME_MAX_SUBSCRIPTIONS) {
+      this.deps.metrics.subscriptions.inc({ outcome: 'rejected' });
+      return this.send(conn, frames.reject(identifier));
+    }
+    conn.pending.add(identifier);
+    try {
+      await this.open(conn, identifier, room);
+    } finally {
+      conn.pending.delete(identifier);
+    }
+  }
+
+  private async open(conn: Connection, identifier: string, room: RoomIdentifier): Promise<void> {
+    const { grants, streamLog, hub, config } = this.deps;
+    let grant: Grant;
+    let stream: string;
+    let grantedAt: string;
+    try {
+      // The stream's newest id before the check: control entries after it may postdate the
+      // owner's answer, so the subscription applies them; those before are in the answer.
+      if (room.user_id != null) {
+        if (room.account_id == null) throw new GrantRefused('account_id is required with user_id');
+        stream = streamLog.accountStream(room.account_id);
+        grantedAt = await streamLog.lastId(stream);
+        grant = await grants.user(room.pubsub_token, room.user_id, room.account_id);
+      } else {
+        grant = await grants.contact(room.pubsub_token);
+        if (grant.kind !== 'contact') throw new GrantRefused('not a contact');
+        stream = streamLog.contactStream(grant.accountId, grant.contactId);
+        grantedAt = await streamLog.lastId(stream);
+        // A contact's check ran before its stream was known: check again after reading its tail.
+        grant = await grants.contact(room.pubsub_token);
+      }
+    } catch (err) {
+      if (conn.closed) return;
+      if (err instanceof GrantRefused) {
+        this.deps.metrics.subscriptions.inc({ outcome: 'rejected' });
+        return this.send(conn, frames.reject(identifier));
+      }
+      // An owner or Redis that cannot answer: the client comes back (ActionCable reconnects).
+      this.deps.log.warn({ err: (err as Error).message }, 'subscription check failed; asking the client to reconnect');
+      this.deps.metrics.subscriptions.inc({ outcome: 'unavailable' });
+      return this.disconnect(conn, 'unavailable', true);
+    }
+    if (conn.closed) return;
+    let cursor = grantedAt;
+    let resync = false;
+    if (room.last_event_id) {
+      if (await streamLog.canResumeAfter(stream, room.last_event_id)) cursor = room.last_event_id;
+      else resync = true;
+    }
+    if (conn.closed) return;
+    const sub = new Subscription(identifier, grant, stream, {
+      message: (id, message) => {
+        this.deps.metrics.delivered.inc();
+        this.send(conn, frames.message(id, message));
+      },
+      ended: (id) => {
+        conn.subs.get(id)?.close(hub);
+        conn.subs.delete(id);
+        this.send(conn, frames.reject(id));
+      },
+    }, { cursor, grantedAt });
+    conn.subs.set(identifier, sub);
+    this.deps.metrics.subscriptions.inc({ outcome: 'confirmed' });
+    this.send(conn, frames.confirm(identifier));
+    // Past retention (or an id the log never gave): the client must refetch; live events follow.
+    if (resync) this.send(conn, frames.message(identifier, { event: 'resync.required', data: { account_id: grant.accountId, last_event_id: room.last_event_id }, id: cursor }));
+    await sub.start(hub, streamLog, config.REALTIME_REPLAY_BATCH);
+    await this.presence(conn, identifier, grant).catch(() => undefined);
+  }
+
+  private async presence(conn: Connection, identifier: string, grant: Grant | null): Promise<void> {
+    if (!grant || conn.closed) return;
+    const data = await this.deps.presence.touch(grant);
+    if (!conn.closed && conn.subs.has(identifier)) this.send(conn, frames.message(identifier, { event: 'presence.update', data }));
+  }
+
+  private send(conn: Connection, frame: string): void {
+    if (conn.closed || conn.ws.readyState !== conn.ws.OPEN) return;
+    if (conn.ws.bufferedAmount > this.deps.config.REALTIME_MAX_BUFFERED_BYTES) {
+      // A client that does not read: drop it rather than hold its backlog; it resumes on reconnect.
+      conn.ws.terminate();
+      return;
+    }
+    conn.ws.send(frame);
+  }
+
+  private disconnect(conn: Connection, reason: DisconnectReason, reconnect: boolean): void {
+    this.send(conn, frames.disconnect(reason, reconnect));
+    conn.ws.close();
+    this.gone(conn);
+  }
+
+  private pingAll(): void {
+    const ping = frames.ping();
+    for (const conn of this.connections) this.send(conn, ping);
+  }
+
+  /** Shutdown: every client is told to come back (to another replica) and the sockets close. */
+  async close(): Promise<void> {
+    clearInterval(this.pinger);
+    for (const conn of [...this.connections]) this.disconnect(conn, 'server_restart', true);
+    await new Promise<void>((resolve) => this.wss.close(() => resolve()));
+  }
+}

@@ -1,0 +1,134 @@
+import {
+  accountOf, contactPushData, defineConsumer, type ConsumerSpec, type ConversationSnapshot, type EventEnvelope, type ProjectionKit,
+} from '@parley/shared';
+import type { PoolClient } from 'pg';
+import type { Grants } from '../auth/grants';
+import type { RealtimeMetrics } from '../metrics';
+import type { EntryBody, EventEntry, StreamLog } from '../streams/log';
+import { PushPayloads } from './payloads';
+
+export interface FanoutDeps {
+  streamLog: StreamLog;
+  projections: ProjectionKit;
+  grants: Grants;
+  metrics: RealtimeMetrics;
+}
+
+type Entry = { stream: string; body: EntryBody };
+
+/** Who gets a conversation event (the reference's table): `agents` (inbox members and administrators) and maybe the contact. */
+function conversationEntries(log: StreamLog, conv: ConversationSnapshot, event: string, data: Record<string, unknown>, toContact: boolean, except?: EventEntry['except']): Entry[] {
+  const base = { kind: 'event' as const, event, data, ...(except ? { except } : {}) };
+  const out: Entry[] = [{ stream: log.accountStream(conv.account_id), body: { ...base, inbox_id: conv.inbox_id } }];
+  if (toContact && conv.contact_id !== null) {
+    out.push({ stream: log.contactStream(conv.account_id, conv.contact_id), body: { ...base, ...(conv.contact_inbox_id !== null ? { contact_inbox_id: conv.contact_inbox_id } : {}) } });
+  }
+  return out;
+}
+
+function typistOf(event: EventEnvelope): { type: 'user' | 'contact'; id: number } | null {
+  const { type, id } = event.actor;
+  return (type === 'user' || type === 'contact') && typeof id === 'number' ? { type, id } : null;
+}
+
+/**
+ * The durable queue `realtime.fanout`: turns domain events into entries of the stream log
+ * (the account's stream for its users, a contact's stream for that contact's sessions), once
+ * per event id, and keeps the copies its payloads name. Changes to who may see what (an agent
+ * removed, inbox membership, a contact deleted) go into the log as control entries, so every
+ * replica applies them to its own subscriptions, and drop the cached token checks.
+ */
+export function fanoutConsumer(deps: FanoutDeps): ConsumerSpec {
+  const { streamLog: log, projections, grants } = deps;
+  const payloads = new PushPayloads(projections);
+  const append = async (event: EventEnvelope, entries: Entry[]) => {
+    if (await log.append(event.id, entries)) deps.metrics.appended.inc(entries.length);
+  };
+  const control = (accountId: number, body: Omit<Extract<EntryBody, { kind: 'control' }>, 'kind'>): Entry => ({ stream: log.accountStream(accountId), body: { kind: 'control', ...body } });
+
+  return defineConsumer('fanout', (on) => {
+    on(['message.created', 'message.updated'], async (tx: PoolClient, msg, event) => {
+      const data = await payloads.message(tx, msg, event.type === 'message.updated' ? event.changes : null, event.request_id ?? undefined);
+      // Contacts never get private notes or activity messages.
+      const toContact = !msg.private && msg.message_type !== 2;
+      await append(event, conversationEntries(log, msg.conversation, event.type, data, toContact));
+    });
+
+    on(['conversation.created', 'conversation.updated', 'conversation.status_changed'], async (tx, conv, event) => {
+      await append(event, conversationEntries(log, conv, event.type, await payloads.conversation(tx, conv, event.request_id ?? undefined), true));
+    });
+
+    on(['conversation.read', 'assignee.changed', 'team.changed'], async (tx, conv, event) => {
+      await append(event, conversationEntries(log, conv, event.type, await payloads.conversation(tx, conv, event.request_id ?? undefined), false));
+    });
+
+    on(['conversation.typing_on', 'conversation.typing_off'], async (tx, typing, event) => {
+      const { is_private, ...conv } = typing;
+      const typist = typistOf(event);
+      const data = await payloads.typing(tx, conv, is_private, typist, event.request_id ?? undefined);
+      await append(event, conversationEntries(log, conv, event.type, data, true, typist ?? undefined));
+    });
+
+    on(['contact.created', 'contact.updated', 'contact.merged'], async (tx, contact, event) => {
+      await projections.apply(tx, 'contact', event);
+      if ('merged_contact_id' in contact) await projections.remove(tx, 'contact', contact.account_id, contact.merged_contact_id, event.occurred_at);
+      await append(event, [{ stream: log.accountStream(contact.account_id), body: { kind: 'event', event: event.type, data: { ...contactPushData(contact), account_id: contact.account_id } } }]);
+    });
+
+    on('contact.deleted', async (tx, contact, event) => {
+      await projections.remove(tx, 'contact', contact.account_id, contact.id, event.occurred_at);
+      await grants.forgetContact(contact.account_id, contact.id);
+      await append(event, [
+        { stream: log.accountStream(contact.account_id), body: { kind: 'event', event: event.type, data: { ...contactPushData(contact), account_id: contact.account_id } } },
+        { stream: log.contactStream(contact.account_id, contact.id), body: { kind: 'control', action: 'revoke_contact', contact_id: contact.id } },
+      ]);
+    });
+
+    on(['agent.added', 'agent.updated'], async (tx, agent, event) => {
+      await projections.apply(tx, 'agent', event);
+      if (event.type === 'agent.updated' && event.changes && 'role' in event.changes) {
+        await grants.forgetUser(agent.account_id, agent.id);
+        await append(event, [control(agent.account_id, { action: 'user_role', user_id: agent.id, role: agent.role })]);
+      }
+    });
+
+    on('agent.removed', async (tx, agent, event) => {
+      await projections.remove(tx, 'agent', agent.account_id, agent.id, event.occurred_at);
+      await grants.forgetUser(agent.account_id, agent.id);
+      await append(event, [control(agent.account_id, { action: 'revoke_user', user_id: agent.id })]);
+    });
+
+    on(['inbox_member.added', 'inbox_member.removed'], async (_tx, member, event) => {
+      const accountId = accountOf(event);
+      await grants.forgetUser(accountId, member.user_id);
+      await append(event, [control(accountId, { action: event.type === 'inbox_member.added' ? 'inbox_added' : 'inbox_removed', user_id: member.user_id, inbox_id: member.inbox_id })]);
+    });
+
+    on('account.deleted', async (tx, account, event) => {
+      await projections.removeAccount(tx, account.id);
+      await append(event, [control(account.id, { action: 'revoke_all' })]);
+    });
+
+    on('user.updated', async (tx, user, event) => {
+      await projections.patchUser(tx, user, event.occurred_at);
+    });
+    on(['team.created', 'team.updated'], async (tx, _team, event) => {
+      await projections.apply(tx, 'team', event);
+    });
+    on('team.deleted', async (tx, team, event) => {
+      await projections.remove(tx, 'team', team.account_id, team.id, event.occurred_at);
+    });
+    on(['inbox.created', 'inbox.updated'], async (tx, _inbox, event) => {
+      await projections.apply(tx, 'inbox', event);
+    });
+    on('inbox.deleted', async (tx, inbox, event) => {
+      await projections.remove(tx, 'inbox', inbox.account_id, inbox.id, event.occurred_at);
+    });
+    on(['agent_bot.created', 'agent_bot.updated'], async (tx, bot, event) => {
+      if (bot.account_id !== null) await projections.upsert(tx, 'agent_bot', bot.account_id, bot.id, bot, event.occurred_at);
+    });
+    on('agent_bot.deleted', async (tx, bot, event) => {
+      if (bot.account_id !== null) await projections.remove(tx, 'agent_bot', bot.account_id, bot.id, event.occurred_at);
+    });
+  });
+}

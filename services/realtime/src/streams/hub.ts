@@ -1,0 +1,100 @@
+import type { Logger, Redis } from '@parley/shared';
+import { compareIds, toEntry, type StreamEntry } from './log';
+
+/** Someone on this replica who wants a stream's new entries (a subscription). */
+export interface StreamListener {
+  push(stream: string, entries: StreamEntry[]): void;
+}
+
+interface Tail {
+  /** The id of the last entry read from this stream. */
+  cursor: string;
+  listeners: Set<StreamListener>;
+}
+
+const BLOCK_MS = 200;
+
+/**
+ * One reader per replica: a single blocking XREAD over every stream its subscriptions follow,
+ * each from the last id read, so an entry is read once per replica whatever the number of
+ * subscribers, and none is skipped across reconnects (a Redis outage just delays the next read).
+ * A stream joins with the cursor at its newest entry; what came before is the subscription's own
+ * replay (`Subscription`).
+ */
+export class StreamHub {
+  private readonly tails = new Map<string, Tail>();
+  private reader: Redis | null = null;
+  private running: Promise<void> | null = null;
+  private stopped = false;
+
+  constructor(private readonly redis: Redis, private readonly log: Logger) {}
+
+  start(): void {
+    if (this.running) return;
+    this.reader = this.redis.duplicate();
+    this.reader.on('error', () => undefined);
+    this.running = this.loop();
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    this.reader?.disconnect();
+    await this.running;
+  }
+
+  /** Follows `stream` for the listener from `cursor` (the stream's newest id when it joins). */
+  add(stream: string, listener: StreamListener, cursor: string): void {
+    const tail = this.tails.get(stream);
+    if (tail) tail.listeners.add(listener);
+    else this.tails.set(stream, { cursor, listeners: new Set([listener]) });
+  }
+
+  remove(stream: string, listener: StreamListener): void {
+    const tail = this.tails.get(stream);
+    if (!tail) return;
+    tail.listeners.delete(listener);
+    if (tail.listeners.size === 0) this.tails.delete(stream);
+  }
+
+  get streamCount(): number {
+    return this.tails.size;
+  }
+
+  private async loop(): Promise<void> {
+    while (!this.stopped) {
+      const keys = [...this.tails.keys()];
+      if (keys.length === 0) {
+        await sleep(BLOCK_MS);
+        continue;
+      }
+      let res: Array<[string, Array<[string, string[]]>]> | null;
+      try {
+        const ids = keys.map((k) => (this.tails.get(k) as Tail).cursor);
+        res = (await (this.reader as Redis).xread('COUNT', 1000, 'BLOCK', BLOCK_MS, 'STREAMS', ...keys, ...ids)) as typeof res;
+      } catch (err) {
+        if (this.stopped) return;
+        this.log.warn({ err: (err as Error).message }, 'stream read failed; retrying');
+        await sleep(500);
+        continue;
+      }
+      for (const [stream, rows] of res ?? []) {
+        const tail = this.tails.get(stream);
+        if (!tail || rows.length === 0) continue;
+        const entries = rows.map(toEntry).filter((e) => compareIds(e.id, tail.cursor) > 0);
+        if (entries.length === 0) continue;
+        tail.cursor = (entries[entries.length - 1] as StreamEntry).id;
+        for (const l of [...tail.listeners]) {
+          try {
+            l.push(stream, entries);
+          } catch (err) {
+            this.log.error({ err }, 'stream listener failed');
+          }
+        }
+      }
+    }
+  }
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((r) => setTimeout(r, ms));
+}

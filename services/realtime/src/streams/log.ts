@@ -1,0 +1,146 @@
+import type { Redis } from '@parley/shared';
+
+/** What one log entry carries: an event for subscribers, or a control note for the replicas. */
+export type EntryBody = EventEntry | ControlEntry;
+
+/** An event as subscribers get it, with who in the stream may see it. */
+export interface EventEntry {
+  kind: 'event';
+  event: string;
+  data: Record<string, unknown>;
+  /** Account streams: the conversation's inbox (agents who are not members do not get it); absent for every user. */
+  inbox_id?: number;
+  /** Contact streams: the conversation's contact inbox; absent for every contact inbox of the contact. */
+  contact_inbox_id?: number;
+  /** The subscriber who caused it and must not get it back (the typist). */
+  except?: { type: 'user' | 'contact'; id: number };
+}
+
+/** A change to who may see what, applied by every replica to its live subscriptions. */
+export interface ControlEntry {
+  kind: 'control';
+  action: 'revoke_user' | 'user_role' | 'inbox_added' | 'inbox_removed' | 'revoke_contact' | 'revoke_all';
+  user_id?: number;
+  contact_id?: number;
+  inbox_id?: number;
+  role?: 'agent' | 'administrator';
+}
+
+export interface StreamEntry {
+  /** The Redis Streams id (`<ms>-<seq>`): increasing within a stream. */
+  id: string;
+  body: EntryBody;
+}
+
+const STREAM_ID = /^(\d{1,20})-(\d{1,20})$/;
+
+export function isStreamId(s: string): boolean {
+  return STREAM_ID.test(s);
+}
+
+/** Orders two stream ids (`<ms>-<seq>`). */
+export function compareIds(a: string, b: string): number {
+  const [am = '0', as = '0'] = a.split('-');
+  const [bm = '0', bs = '0'] = b.split('-');
+  const d = BigInt(am) - BigInt(bm) || BigInt(as) - BigInt(bs);
+  return d < 0n ? -1 : d > 0n ? 1 : 0;
+}
+
+/**
+ * Appends an event's entries once: the event id is claimed with SET NX in the same script as the
+ * XADDs, so a redelivered event (the consumer's commit failed after the append) adds nothing.
+ * Each stream keeps at most MAXLEN ~ entries and none older than MINID ~.
+ */
+const APPEND = `
+if not redis.call('SET', KEYS[1], '1', 'NX', 'EX', ARGV[1]) then return 0 end
+for i = 2, #KEYS do
+  redis.call('XADD', KEYS[i], 'MAXLEN', '~', ARGV[2], '*', 'e', ARGV[i + 2])
+  redis.call('XTRIM', KEYS[i], 'MINID', '~', ARGV[3])
+end
+return 1`;
+
+export interface StreamLogOptions {
+  redis: Redis;
+  namespace: string;
+  maxEvents: number;
+  retentionMs: number;
+}
+
+type XEntries = Array<[string, string[]]>;
+
+/** The per-stream event log in Redis Streams: what resume reads. */
+export class StreamLog {
+  constructor(private readonly opts: StreamLogOptions) {}
+
+  accountStream(accountId: number): string {
+    return `${this.opts.namespace}rt:account:${accountId}`;
+  }
+
+  contactStream(accountId: number, contactId: number): string {
+    return `${this.opts.namespace}rt:contact:${accountId}:${contactId}`;
+  }
+
+  /** Appends each entry to its stream, once per event id; false when the event was appended before. */
+  async append(eventId: string, entries: Array<{ stream: string; body: EntryBody }>): Promise<boolean> {
+    if (entries.length === 0) return false;
+    const keys = [`${this.opts.namespace}rt:seen:${eventId}`, ...entries.map((e) => e.stream)];
+    const ttl = Math.ceil((this.opts.retentionMs * 2) / 1000);
+    const minId = `${Math.max(0, Date.now() - this.opts.retentionMs)}-0`;
+    const args = [String(ttl), String(this.opts.maxEvents), minId, ...entries.map((e) => JSON.stringify(e.body))];
+    const r = await this.opts.redis.eval(APPEND, keys.length, ...keys, ...args);
+    return r === 1;
+  }
+
+  /** The id of the newest entry ever added to the stream (`0-0` for a stream never written). */
+  async lastId(stream: string): Promise<string> {
+    const info = await this.info(stream);
+    return info?.lastGenerated ?? '0-0';
+  }
+
+  /**
+   * Whether events after `afterId` are all still in the log: false when the id is one the log
+   * never gave (ahead of it), or trimming removed entries and the oldest one left is past the id
+   * (Redis 7.0 does not record the last id trimming removed, so an id that was itself the last
+   * one trimmed also answers false: the client refetches once more than it had to).
+   */
+  async canResumeAfter(stream: string, afterId: string): Promise<boolean> {
+    const info = await this.info(stream);
+    if (!info) return afterId === '0-0';
+    const vsLast = compareIds(afterId, info.lastGenerated);
+    if (vsLast >= 0) return vsLast === 0;
+    if (compareIds(afterId, info.maxDeleted) < 0) return false;
+    if (info.entriesAdded <= info.length) return true;
+    return info.firstEntry !== null && compareIds(afterId, info.firstEntry) >= 0;
+  }
+
+  /** Up to `count` entries after `afterId`, oldest first. */
+  async after(stream: string, afterId: string, count: number): Promise<StreamEntry[]> {
+    const rows = (await this.opts.redis.xrange(stream, `(${afterId}`, '+', 'COUNT', count)) as XEntries;
+    return rows.map(toEntry);
+  }
+
+  private async info(stream: string): Promise<{ lastGenerated: string; maxDeleted: string; entriesAdded: number; length: number; firstEntry: string | null } | null> {
+    let raw: unknown[];
+    try {
+      raw = (await this.opts.redis.call('XINFO', 'STREAM', stream)) as unknown[];
+    } catch (err) {
+      if (/no such key/i.test((err as Error).message)) return null;
+      throw err;
+    }
+    const f = new Map<string, unknown>();
+    for (let i = 0; i + 1 < raw.length; i += 2) f.set(String(raw[i]), raw[i + 1]);
+    const first = f.get('first-entry');
+    return {
+      lastGenerated: String(f.get('last-generated-id') ?? '0-0'),
+      maxDeleted: String(f.get('max-deleted-entry-id') ?? '0-0'),
+      entriesAdded: Number(f.get('entries-added') ?? 0),
+      length: Number(f.get('length') ?? 0),
+      firstEntry: Array.isArray(first) ? String(first[0]) : null,
+    };
+  }
+}
+
+export function toEntry([id, fields]: [string, string[]]): StreamEntry {
+  const i = fields.indexOf('e');
+  return { id, body: JSON.parse(fields[i + 1] ?? '{}') as EntryBody };
+}

@@ -1,0 +1,62 @@
+import { randomBytes, randomUUID } from 'node:crypto';
+import { createRedis, type Redis } from '@parley/shared';
+import { infra } from '@parley/testkit';
+import { compareIds, StreamLog } from '../src/streams/log';
+
+/** The stream log against a real Redis: appends once per event, trims, and knows when a resume has a gap. */
+describe('StreamLog (Redis Streams)', () => {
+  let redis: Redis;
+  const ns = `t${randomBytes(4).toString('hex')}.`;
+  const event = (n: number) => ({ kind: 'event' as const, event: 'message.created', data: { n } });
+
+  beforeAll(async () => {
+    redis = createRedis(infra().redisUrl);
+    // No offline queue: commands sent before the connection is up fail.
+    if (redis.status !== 'ready') await new Promise((resolve) => redis.once('ready', resolve));
+  });
+  afterAll(async () => {
+    const keys = await redis.keys(`${ns}*`);
+    if (keys.length) await redis.del(...keys);
+    redis.disconnect();
+  });
+
+  it('when an event is appended twice (a redelivery), then its entries are in the log once', async () => {
+    const log = new StreamLog({ redis, namespace: ns, maxEvents: 1000, retentionMs: 3_600_000 });
+    const a = log.accountStream(1);
+    const c = log.contactStream(1, 7);
+    const id = randomUUID();
+    expect(await log.append(id, [{ stream: a, body: event(1) }, { stream: c, body: event(1) }])).toBe(true);
+    expect(await log.append(id, [{ stream: a, body: event(1) }, { stream: c, body: event(1) }])).toBe(false);
+    expect(await log.after(a, '0-0', 10)).toHaveLength(1);
+    expect(await log.after(c, '0-0', 10)).toEqual([{ id: expect.stringMatching(/^\d+-\d+$/), body: event(1) }]);
+  });
+
+  it('when entries are read after an id, then they come oldest first, and ids increase', async () => {
+    const log = new StreamLog({ redis, namespace: ns, maxEvents: 1000, retentionMs: 3_600_000 });
+    const s = log.accountStream(2);
+    for (let n = 0; n < 5; n++) await log.append(randomUUID(), [{ stream: s, body: event(n) }]);
+    const all = await log.after(s, '0-0', 100);
+    expect(all.map((e) => (e.body as unknown as { data: { n: number } }).data.n)).toEqual([0, 1, 2, 3, 4]);
+    for (let i = 1; i < all.length; i++) expect(compareIds(all[i]!.id, all[i - 1]!.id)).toBe(1);
+    expect((await log.after(s, all[2]!.id, 100)).map((e) => e.id)).toEqual([all[3]!.id, all[4]!.id]);
+    expect(await log.lastId(s)).toBe(all[4]!.id);
+    expect(await log.canResumeAfter(s, all[0]!.id)).toBe(true);
+  });
+
+  it('when the stream was trimmed past an id, or the id is ahead of the stream, then resume is impossible (resync.required)', async () => {
+    const log = new StreamLog({ redis, namespace: ns, maxEvents: 10, retentionMs: 3_600_000 });
+    const s = log.accountStream(3);
+    await log.append(randomUUID(), [{ stream: s, body: event(0) }]);
+    const first = await log.lastId(s);
+    // MAXLEN ~ trims whole radix-tree nodes (100 entries by default): write past a few of them.
+    const pipeline = redis.pipeline();
+    for (let n = 1; n < 400; n++) pipeline.xadd(s, '*', 'e', JSON.stringify(event(n)));
+    await pipeline.exec();
+    await log.append(randomUUID(), [{ stream: s, body: event(400) }]);
+    expect(await log.canResumeAfter(s, first)).toBe(false);
+    expect(await log.canResumeAfter(s, await log.lastId(s))).toBe(true);
+    expect(await log.canResumeAfter(s, '99999999999999-0')).toBe(false);
+    expect(await log.canResumeAfter(log.accountStream(999), '1-0')).toBe(false);
+    expect(await log.canResumeAfter(log.accountStream(999), '0-0')).toBe(true);
+  });
+});

@@ -1,0 +1,116 @@
+import type { PoolClient } from 'pg';
+import { accountOf, defineConsumer, type ConsumerSpec, type ConversationSnapshot, type ProjectionKit, type TypedEnvelope } from '@parley/shared';
+import { deleteLabel, renameLabel, upsertLabel } from './labels';
+import { applySnapshot, deleteAccount, deleteConversation, insertFact, lockConversation, rebuildConversation, type NewFact } from './repository';
+
+/** What every fact copies from the conversation as it was after the change. */
+function context(snap: ConversationSnapshot) {
+  return { inbox_id: snap.inbox_id, assignee_id: snap.assignee_id, team_id: snap.team_id };
+}
+
+const noMessage = { message_type: null, private: null, sender_type: null, sender_id: null, automated: false };
+const noStatus = { status_from: null, status_to: null, actor_type: null };
+
+/**
+ * Applies one event to a conversation: keeps its newest snapshot, records the fact (if the event
+ * is one), and rebuilds its reporting events from all its facts. The conversation's row lock
+ * serialises events of one conversation; the kernel's `processed_events` and the facts' unique
+ * event id make a redelivery change nothing.
+ */
+async function applyToConversation(tx: PoolClient, event: TypedEnvelope, snap: ConversationSnapshot, fact: Omit<NewFact, 'account_id' | 'conversation_id' | 'event_id'> | null): Promise<void> {
+  const accountId = accountOf(event);
+  const state = await lockConversation(tx, accountId, snap.id);
+  if (state.deleted) return;
+  await applySnapshot(tx, { ...snap, account_id: accountId }, event.occurred_at);
+  const createdAt = new Date(snap.created_at * 1000);
+  if (fact) await insertFact(tx, { ...fact, account_id: accountId, conversation_id: snap.id, event_id: event.id });
+  if (fact || state.created_at === null) await rebuildConversation(tx, accountId, snap.id, state.created_at ?? createdAt);
+}
+
+/**
+ * The queue `reports.events`: the conversation events and messages reports are computed from,
+ * labels, and the teams and inboxes the tables list (copies through the projection kit).
+ */
+export const reportsConsumer = (projections: ProjectionKit): ConsumerSpec =>
+  defineConsumer('events', (on) => {
+  on(['team.created', 'team.updated'], async (tx, team, event) => {
+    await projections.apply(tx, 'team', event);
+  });
+  on('team.deleted', async (tx, team, event) => {
+    await projections.remove(tx, 'team', accountOf(event), team.id, event.occurred_at);
+  });
+  on(['inbox.created', 'inbox.updated'], async (tx, inbox, event) => {
+    await projections.apply(tx, 'inbox', event);
+  });
+  on('inbox.deleted', async (tx, inbox, event) => {
+    await projections.remove(tx, 'inbox', accountOf(event), inbox.id, event.occurred_at);
+  });
+
+  on(['conversation.created', 'conversation.updated', 'conversation.labels_changed', 'assignee.changed', 'team.changed'], async (tx, snap, event) => {
+    await applyToConversation(tx, event, snap, null);
+  });
+
+  on('conversation.status_changed', async (tx, snap, event) => {
+    const change = event.changes?.['status'];
+    const from = typeof change?.[0] === 'string' ? change[0] : null;
+    await applyToConversation(tx, event, snap, {
+      kind: 'status',
+      at: new Date(event.occurred_at),
+      seq: 0,
+      ...context(snap),
+      ...noMessage,
+      status_from: from,
+      status_to: snap.status,
+      actor_type: event.actor.type,
+    });
+  });
+
+  on('message.created', async (tx, msg, event) => {
+    // Only what reports count or measure: incoming messages and public outgoing replies (not
+    // private notes, activity messages or templates).
+    const counted = (msg.message_type === 0 || msg.message_type === 1) && !msg.private;
+    const attrs = msg.content_attributes;
+    await applyToConversation(
+      tx,
+      event,
+      msg.conversation,
+      counted
+        ? {
+            kind: 'message',
+            at: new Date(event.occurred_at),
+            seq: msg.id,
+            ...context(msg.conversation),
+            message_type: msg.message_type,
+            private: msg.private,
+            sender_type: msg.sender_type,
+            sender_id: msg.sender_id,
+            automated: attrs['automation_rule_id'] != null || attrs['campaign_id'] != null || event.actor.type === 'automation_rule',
+            ...noStatus,
+          }
+        : null,
+    );
+  });
+
+  on('conversation.deleted', async (tx, snap, event) => {
+    const accountId = accountOf(event);
+    await lockConversation(tx, accountId, snap.id);
+    await deleteConversation(tx, accountId, snap.id);
+  });
+
+  on(['label.created', 'label.updated'], async (tx, label, event) => {
+    const accountId = accountOf(event);
+    const title = typeof label['title'] === 'string' ? label['title'] : null;
+    await upsertLabel(tx, accountId, Number(label.id), title, event.occurred_at);
+    // The owner renames the tag on its conversations without an event per conversation.
+    const rename = event.changes?.['title'];
+    if (rename && typeof rename[0] === 'string' && typeof rename[1] === 'string') await renameLabel(tx, accountId, rename[0], rename[1]);
+  });
+
+  on('label.deleted', async (tx, label, event) => {
+    await deleteLabel(tx, accountOf(event), Number(label.id), event.occurred_at);
+  });
+
+  on('account.deleted', async (tx, account, event) => {
+    await deleteAccount(tx, event.account_id ?? account.id);
+  });
+});

@@ -1,0 +1,96 @@
+import { z } from 'zod';
+import { NotFoundError, routeKit, type Executor } from '@parley/shared';
+import { labelTitle, metricSeries, metricTotal, AVERAGE_METRICS, type Scope, type Window } from './queries';
+import { readReportQuery, reportQueryDoc, type Metric, type ReportQuery } from './params';
+
+export interface ReportsDeps {
+  pool: Executor;
+}
+
+export const route = routeKit<ReportsDeps>();
+
+export const V2 = '/api/v2/accounts/{account_id}';
+
+/** The metrics of `reports/summary`, in Chatwoot's order. */
+export const SUMMARY_METRICS = ['conversations_count', 'incoming_messages_count', 'outgoing_messages_count', 'avg_first_response_time', 'avg_resolution_time', 'resolutions_count', 'reply_time'] as const satisfies readonly Metric[];
+
+/** The scope a query names; a label is named by id and counted by title (404 for a label the account does not have). */
+export async function scopeOf(db: Executor, accountId: number, q: ReportQuery): Promise<Scope> {
+  if (q.type === 'label') {
+    const title = await labelTitle(db, accountId, q.id as number);
+    if (title === null) throw new NotFoundError('Label', 'id');
+    return { accountId, type: 'label', id: q.id, label: title };
+  }
+  return { accountId, type: q.type, id: q.id, label: null };
+}
+
+/** An average, or null when nothing was measured (Chatwoot's summary shows null). */
+export const average = (t: { count: number; sum: number }) => (t.count === 0 ? null : t.sum / t.count);
+
+async function summaryOf(db: Executor, scope: Scope, w: Window, businessHours: boolean) {
+  const totals = await Promise.all(SUMMARY_METRICS.map((m) => metricTotal(db, m, scope, w, businessHours)));
+  return Object.fromEntries(SUMMARY_METRICS.map((m, i) => [m, AVERAGE_METRICS.has(m) ? average(totals[i]!) : totals[i]!.count])) as Record<(typeof SUMMARY_METRICS)[number], number | null>;
+}
+
+const point = z.object({ value: z.number(), timestamp: z.number().int().describe('Start of the bucket, unix seconds'), count: z.number().int().optional().describe('Averages only: how many values the bucket averages') });
+
+const summaryShape = {
+  conversations_count: z.number().int(),
+  incoming_messages_count: z.number().int(),
+  outgoing_messages_count: z.number().int(),
+  avg_first_response_time: z.number().nullable().describe('Seconds; null when there was none'),
+  avg_resolution_time: z.number().nullable(),
+  resolutions_count: z.number().int(),
+  reply_time: z.number().nullable(),
+};
+const summaryResponse = z.object({ ...summaryShape, previous: z.object(summaryShape).describe('The same numbers for the window of equal length just before') });
+
+const ADMIN_ONLY = 'Administrators only (403 otherwise).';
+const BAD_PARAMS = 'An unknown `metric` or `type`, a missing `id`, a missing or malformed `since`/`until`, `until` not after `since` or more than a year after it: 422 with the Error body (Chatwoot answers `{}` or a 500).';
+
+export const reportRoutes = [
+  route({
+    method: 'get',
+    path: `${V2}/reports`,
+    operationId: 'getReportTimeseries',
+    summary: 'Report timeseries',
+    description: `${ADMIN_ONLY} One metric per bucket (\`group_by\`) over \`[since, until)\`, every bucket present. Counts answer \`[{value, timestamp}]\`, averages (\`avg_first_response_time\`, \`avg_resolution_time\`, \`reply_time\`, seconds) \`[{value, timestamp, count}]\`. ${BAD_PARAMS} docs/reports.md defines each metric.`,
+    tags: ['Reports'],
+    security: ['userApiKey'],
+    role: 'administrator',
+    query: reportQueryDoc,
+    response: z.array(point),
+    errors: [403, 404, 422],
+    handler: async ({ query, accountId }, { pool }) => {
+      const q = readReportQuery(query as Record<string, unknown>, { needMetric: true });
+      const scope = await scopeOf(pool, accountId, q);
+      const metric = q.metric as Metric;
+      const buckets = await metricSeries(pool, metric, scope, q, q.businessHours, q.groupBy, q.offsetSeconds);
+      if (AVERAGE_METRICS.has(metric)) return buckets.map((b) => ({ value: b.count === 0 ? 0 : b.sum / b.count, timestamp: b.timestamp, count: b.count }));
+      return buckets.map((b) => ({ value: b.count, timestamp: b.timestamp }));
+    },
+  }),
+  route({
+    method: 'get',
+    path: `${V2}/reports/summary`,
+    operationId: 'getReportSummary',
+    summary: 'Report summary',
+    description: `${ADMIN_ONLY} The totals over \`[since, until)\` for the scope (\`type\`, \`id\`), and \`previous\`: the same for the window of equal length before. Equal to the timeseries summed over the same window. ${BAD_PARAMS}`,
+    tags: ['Reports'],
+    security: ['userApiKey'],
+    role: 'administrator',
+    query: reportQueryDoc,
+    response: summaryResponse,
+    errors: [403, 404, 422],
+    handler: async ({ query, accountId }, { pool }) => {
+      const q = readReportQuery(query as Record<string, unknown>);
+      const scope = await scopeOf(pool, accountId, q);
+      const length = q.until.getTime() - q.since.getTime();
+      const [current, previous] = await Promise.all([
+        summaryOf(pool, scope, q, q.businessHours),
+        summaryOf(pool, scope, { since: new Date(q.since.getTime() - length), until: q.since }, q.businessHours),
+      ]);
+      return { ...current, previous };
+    },
+  }),
+];

@@ -1,0 +1,17 @@
+import path from 'node:path';
+import { ProjectionKit, type ServiceDefinition } from '@parley/shared';
+import type { ReportsConfig } from './config';
+import { createApp } from './app';
+import { reportsConsumer } from './events/consumer';
+
+/**
+ * Reports: a read model of the conversations service's events (durable queue `reports.events`):
+ * each conversation's little state, the facts reports measure and Chatwoot's reporting events
+ * derived from them; served under `/api/v2/accounts/{account_id}/`.
+ */
+export const reportsService: ServiceDefinition<ReportsConfig> = {
+  name: 'reports',
+  migrationsDir: path.resolve(__dirname, '..', 'migrations'),
+  createApp,
+  consumers: ({ log }) => [reportsConsumer(new ProjectionKit({ log }))],
+};

@@ -1,0 +1,170 @@
+import { bootService, type RunningService } from '@parley/shared';
+import { realtimeService } from '@parley/realtime';
+import { startStack, type Stack } from '../../support/stack';
+import { seedAccount, type SeededAccount } from '../../support/factories';
+import { client } from '../../support/http';
+import { createApiInbox, type ApiInbox } from '../../support/contacts';
+import { publicContact, publicConversationsPath } from '../../support/conversations';
+import { createConsumer, rawSocket, watch, type CableMessage, type Watched } from '../../support/cable';
+
+/**
+ * Issue 14 beyond Chatwoot: resume with `last_event_id`, `resync.required`, revocation by events,
+ * and a realtime restart that loses nothing for a client that resumes (the real ActionCable
+ * client reconnects by itself; its identifier carries the last id it saw).
+ */
+describe('/cable resume, revocation and restarts', () => {
+  let stack: Stack;
+  let call: ReturnType<typeof client>;
+  let acc: SeededAccount;
+  let inbox: ApiInbox;
+  const consumers: Array<ReturnType<typeof createConsumer>> = [];
+  const consumer = () => {
+    const c = createConsumer(stack.gatewayUrl);
+    consumers.push(c);
+    return c;
+  };
+  const pubsubOf = async (token: string): Promise<string> => (await call('GET', '/api/v1/profile', { token })).body.pubsub_token;
+  const A = () => `/api/v1/accounts/${acc.accountId}`;
+  const adminParams = async () => ({ pubsub_token: await pubsubOf(acc.admin.token), account_id: acc.accountId, user_id: acc.admin.userId });
+
+  beforeAll(async () => {
+    stack = await startStack({ service: { realtime: { REALTIME_PING_INTERVAL_MS: 300 } } });
+    call = client(stack.gatewayUrl);
+    acc = await seedAccount(stack);
+    inbox = await createApiInbox(call, acc);
+  });
+  afterAll(async () => {
+    for (const c of consumers) c.disconnect();
+    await stack?.stop();
+  });
+
+  async function conversation(): Promise<{ id: number; pub: string; contactId: number; pubsub: string }> {
+    const contact = (await publicContact(call, inbox)) as { id: number; source_id: string; pubsub_token: string };
+    const pub = publicConversationsPath(inbox, contact.source_id);
+    const opened = await call('POST', pub, { body: {} });
+    expect(opened.status).toBe(200);
+    return { id: opened.body.id, pub, contactId: contact.id, pubsub: contact.pubsub_token };
+  }
+
+  async function reply(convId: number, content: string): Promise<number> {
+    const res = await call('POST', `${A()}/conversations/${convId}/messages`, { token: acc.admin.token, body: { content } });
+    expect(res.status).toBe(200);
+    return res.body.id;
+  }
+
+  const messagesOf = (w: Watched, convId: number): CableMessage[] => w.events().filter((m) => m.event === 'message.created' && m.data.conversation_id === convId);
+  const expectNoDuplicates = (w: Watched) => {
+    const ids = w.events().map((m) => m.id);
+    expect(new Set(ids).size).toBe(ids.length);
+  };
+
+  it('when a client reconnects with the last id it saw, then it gets exactly the events it missed, in order, then live ones', async () => {
+    const conv = await conversation();
+    const c = consumer();
+    const w = watch(c, await adminParams(), { resume: true });
+    await w.waitForState('confirmed');
+    const before = [await reply(conv.id, 'one'), await reply(conv.id, 'two')];
+    await w.waitFor((m) => m.event === 'message.created' && m.data.id === before[1]);
+
+    c.disconnect();
+    const missed = [await reply(conv.id, 'three'), await reply(conv.id, 'four'), await reply(conv.id, 'five')];
+    c.connect();
+    await w.waitFor((m) => m.event === 'message.created' && m.data.id === missed[2], 'the last missed message');
+    const live = await reply(conv.id, 'six');
+    await w.waitFor((m) => m.event === 'message.created' && m.data.id === live);
+
+    expect(messagesOf(w, conv.id).map((m) => m.data.id)).toEqual([...before, ...missed, live]);
+    const ids = w.events().map((m) => m.id as string);
+    expect([...ids].sort((a, b) => (BigInt(a.split('-')[0]!) - BigInt(b.split('-')[0]!) || BigInt(a.split('-')[1]!) - BigInt(b.split('-')[1]!)) > 0n ? 1 : -1)).toEqual(ids);
+    expectNoDuplicates(w);
+  });
+
+  it('when a subscription names an id, then the replay starts right after it; an id the log never gave is resync.required, then live events', async () => {
+    const conv = await conversation();
+    const first = watch(consumer(), await adminParams());
+    await first.waitForState('confirmed');
+    const ids = [await reply(conv.id, 'a'), await reply(conv.id, 'b'), await reply(conv.id, 'c')];
+    await first.waitFor((m) => m.event === 'message.created' && m.data.id === ids[2]);
+    const fromA = messagesOf(first, conv.id)[0]!.id as string;
+
+    const s = await rawSocket(stack.gatewayUrl);
+    const identifier = JSON.stringify({ channel: 'RoomChannel', ...(await adminParams()), last_event_id: fromA });
+    s.send({ command: 'subscribe', identifier });
+    await s.waitFor((f) => f.identifier === identifier && f.message?.event === 'message.created' && f.message.data.id === ids[2]);
+    const replayed = s.frames.filter((f) => f.identifier === identifier && f.message?.event === 'message.created' && f.message.data.conversation_id === conv.id);
+    expect(replayed.map((f) => f.message.data.id)).toEqual([ids[1], ids[2]]);
+    expect(s.frames.findIndex((f) => f.type === 'confirm_subscription')).toBeLessThan(s.frames.indexOf(replayed[0]));
+
+    const ahead = JSON.stringify({ channel: 'RoomChannel', ...(await adminParams()), last_event_id: '99999999999999-0' });
+    s.send({ command: 'subscribe', identifier: ahead });
+    const resync = await s.waitFor((f) => f.identifier === ahead && f.message?.event === 'resync.required');
+    expect(resync.message.data).toMatchObject({ account_id: acc.accountId, last_event_id: '99999999999999-0' });
+    const later = await reply(conv.id, 'd');
+    await s.waitFor((f) => f.identifier === ahead && f.message?.data?.id === later, 'live events after the resync');
+    s.ws.close();
+  });
+
+  it('when an agent is removed from the account or a contact is deleted, then their subscriptions end at once and the token is refused', async () => {
+    const user = await acc.addUser('agent');
+    const params = { pubsub_token: await pubsubOf(user.token), account_id: acc.accountId, user_id: user.userId };
+    const w = watch(consumer(), params);
+    await w.waitForState('confirmed');
+    const removed = await call('DELETE', `${A()}/agents/${user.userId}`, { token: acc.admin.token });
+    expect(removed.status).toBe(200);
+    await w.waitForState('rejected');
+    const again = watch(consumer(), params);
+    await again.waitForState('rejected');
+
+    const conv = await conversation();
+    const contact = watch(consumer(), { pubsub_token: conv.pubsub });
+    await contact.waitForState('confirmed');
+    const gone = await call('DELETE', `${A()}/contacts/${conv.contactId}`, { token: acc.admin.token });
+    expect(gone.status).toBe(200);
+    await contact.waitForState('rejected');
+    const after = watch(consumer(), { pubsub_token: conv.pubsub });
+    await after.waitForState('rejected');
+  });
+
+  it('when the realtime service restarts while events happen, then a resuming client gets every one of them once', async () => {
+    const conv = await conversation();
+    const c = consumer();
+    const w = watch(c, await adminParams(), { resume: true });
+    await w.waitForState('confirmed');
+    const before = await reply(conv.id, 'before the restart');
+    await w.waitFor((m) => m.event === 'message.created' && m.data.id === before);
+
+    const old = stack.services['realtime'] as RunningService;
+    await old.stop();
+    const during = [await reply(conv.id, 'while down 1'), await reply(conv.id, 'while down 2')];
+    const restarted = await bootService(realtimeService, old.deps.config as never, { port: old.port, host: '127.0.0.1', migrate: false });
+    stack.services['realtime'] = restarted as RunningService;
+
+    await w.waitFor((m) => m.event === 'message.created' && m.data.id === during[1], 'the messages sent while realtime was down', 45_000);
+    const after = await reply(conv.id, 'after the restart');
+    await w.waitFor((m) => m.event === 'message.created' && m.data.id === after);
+    expect(messagesOf(w, conv.id).map((m) => m.data.id)).toEqual([before, ...during, after]);
+    expectNoDuplicates(w);
+  });
+
+  it('when two replicas run, then each serves its own sockets and every subscriber gets every event once, whichever replica consumed it', async () => {
+    const first = stack.services['realtime'] as RunningService;
+    const second = await bootService(realtimeService, first.deps.config as never, { port: 0, host: '127.0.0.1', migrate: false });
+    try {
+      const conv = await conversation();
+      const viaGateway = watch(consumer(), await adminParams());
+      const direct = createConsumer(second.url);
+      consumers.push(direct);
+      const viaSecond = watch(direct, await adminParams());
+      await Promise.all([viaGateway.waitForState('confirmed'), viaSecond.waitForState('confirmed')]);
+      const ids: number[] = [];
+      for (let i = 0; i < 6; i++) ids.push(await reply(conv.id, `replicas ${i}`));
+      for (const w of [viaGateway, viaSecond]) {
+        await w.waitFor((m) => m.event === 'message.created' && m.data.id === ids[5]);
+        expect(messagesOf(w, conv.id).map((m) => m.data.id)).toEqual(ids);
+        expectNoDuplicates(w);
+      }
+    } finally {
+      await second.stop();
+    }
+  });
+});
