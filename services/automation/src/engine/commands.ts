@@ -1,22 +1,10 @@
 import { createHash } from 'node:crypto';
-import { callService, systemContext, type Actor } from '@parley/shared';
+import type { Command, CommandAnswer, Logger } from '@parley/shared';
+import { copiesOf } from '../projections/copies';
 import type { AutomationConfig } from '../config';
 
-/** docs/contracts.md: the commands the conversations service runs for automation. */
-export type Command =
-  | { type: 'add_labels'; labels: string[] }
-  | { type: 'remove_labels'; labels: string[] }
-  | { type: 'assign_agent'; assignee_id: number | null }
-  | { type: 'assign_team'; team_id: number | null }
-  | { type: 'change_priority'; priority: 'low' | 'medium' | 'high' | 'urgent' | null }
-  | { type: 'change_status'; status: 'open' | 'resolved' | 'pending' | 'snoozed'; snoozed_until?: string | null }
-  | { type: 'mute' }
-  | { type: 'send_message'; content: string; private: boolean };
-
-export interface CommandAnswer {
-  applied: boolean;
-  conversation: Record<string, unknown>;
-}
+/** docs/contracts.md "Commands": what the conversations service runs for automation (the contract's own types). */
+export type { Command, CommandAnswer } from '@parley/shared';
 
 /**
  * The key that makes an action run once: derived from the rule, the event and the action's
@@ -39,22 +27,17 @@ export interface SendCommand {
 }
 
 /**
- * `POST /internal/accounts/{a}/conversations/{id}/commands` on the conversations service.
- * The call is signed as this service (internal APIs answer services only); the body names
- * the rule as the actor, and the events the command causes carry it, so they never trigger
- * rules (docs/contracts.md).
+ * `POST /internal/accounts/{a}/conversations/{id}/commands` on the conversations service, through
+ * the one peers client (signed as this service, the answer parsed against CommandAnswer). The
+ * body names the rule as the actor, and the events the command causes carry it, so they never
+ * trigger rules (docs/contracts.md).
  */
-export async function sendCommand(config: AutomationConfig, c: SendCommand): Promise<CommandAnswer> {
-  const actor: Actor = { type: 'automation_rule', id: c.ruleId, name: c.ruleName };
-  return callService<CommandAnswer>(
-    config.CONVERSATIONS_URL,
-    `/internal/accounts/${c.accountId}/conversations/${c.conversationId}/commands`,
-    systemContext('automation', c.accountId, c.requestId),
-    config.INTERNAL_SECRET,
-    {
-      method: 'POST',
-      timeoutMs: config.COMMAND_TIMEOUT_MS,
-      body: { idempotency_key: idempotencyKey(c.ruleId, c.eventId, c.actionIndex), actor, causation_id: c.eventId, command: c.command },
-    },
+export async function sendCommand(deps: { config: AutomationConfig; log: Logger }, c: SendCommand): Promise<CommandAnswer> {
+  const actor = { type: 'automation_rule' as const, id: c.ruleId, name: c.ruleName };
+  return copiesOf(deps).peers.conversations.command(
+    c.accountId,
+    c.conversationId,
+    { idempotency_key: idempotencyKey(c.ruleId, c.eventId, c.actionIndex), actor, causation_id: c.eventId, command: c.command },
+    { requestId: c.requestId, timeoutMs: deps.config.COMMAND_TIMEOUT_MS },
   );
 }

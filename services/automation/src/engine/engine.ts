@@ -171,7 +171,7 @@ async function runActions(deps: EngineDeps, tx: PoolClient, r: CompiledRule, eve
       }
       const command = commandFor(action);
       if (!command) continue;
-      const answer = await sendCommand(deps.config, {
+      const answer = await sendCommand(deps, {
         accountId: t.accountId,
         conversationId: t.conversationId,
         ruleId: r.rule.id,
