@@ -1592,7 +1592,7 @@ export interface paths {
         };
         /**
          * Report timeseries
-         * @description Administrators only (403 otherwise). One metric per bucket (`group_by`) over `[since, until)`, every bucket present. Counts answer `[{value, timestamp}]`, averages (`avg_first_response_time`, `avg_resolution_time`, `reply_time`, seconds) `[{value, timestamp, count}]`. An unknown `metric` or `type`, a missing `id`, a missing or malformed `since`/`until`, `until` not after `since` or more than a year after it: 422 with the Error body (Chatwoot answers `{}` or a 500). docs/reports.md defines each metric.
+         * @description Administrators only (403 otherwise). One metric per bucket (`group_by`) over `[since, until)`, every bucket present. Counts answer `[{value, timestamp}]`, averages (`avg_first_response_time`, `avg_resolution_time`, `reply_time`, seconds) `[{value, timestamp, count}]`. An agent, inbox, team or label `id` the account does not have: 404 with the Error body. An unknown `metric` or `type`, a missing `id`, a missing or malformed `since`/`until`, `until` not after `since` or more than a year after it: 422 with the Error body (Chatwoot answers `{}` or a 500). docs/reports.md defines each metric.
          */
         get: operations["getReportTimeseries"];
         put?: never;
@@ -1732,7 +1732,7 @@ export interface paths {
         };
         /**
          * Report summary
-         * @description Administrators only (403 otherwise). The totals over `[since, until)` for the scope (`type`, `id`), and `previous`: the same for the window of equal length before. Equal to the timeseries summed over the same window. An unknown `metric` or `type`, a missing `id`, a missing or malformed `since`/`until`, `until` not after `since` or more than a year after it: 422 with the Error body (Chatwoot answers `{}` or a 500).
+         * @description Administrators only (403 otherwise). The totals over `[since, until)` for the scope (`type`, `id`), and `previous`: the same for the window of equal length before. Equal to the timeseries summed over the same window. An agent, inbox, team or label `id` the account does not have: 404 with the Error body. An unknown `metric` or `type`, a missing `id`, a missing or malformed `since`/`until`, `until` not after `since` or more than a year after it: 422 with the Error body (Chatwoot answers `{}` or a 500).
          */
         get: operations["getReportSummary"];
         put?: never;

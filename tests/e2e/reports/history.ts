@@ -14,6 +14,8 @@ export class History {
   constructor(
     readonly accountId: number,
     readonly t0: number,
+    /** The inbox conversations are created in unless told otherwise. */
+    readonly inboxId = 1,
   ) {}
 
   private emit(type: EventType, at: number, data: Record<string, unknown>, opts: { changes?: Changes; actor?: Actor } = {}): void {
@@ -36,7 +38,7 @@ export class History {
   }
 
   create(id: number, at: number, fields: Partial<ConversationSnapshot> = {}): this {
-    const snap = conversationFixture(this.accountId, id, { inbox_id: 1, created_at: this.t0 + at, last_activity_at: this.t0 + at, ...fields });
+    const snap = conversationFixture(this.accountId, id, { inbox_id: this.inboxId, created_at: this.t0 + at, last_activity_at: this.t0 + at, ...fields });
     this.convs.set(id, snap);
     this.emit('conversation.created', at, snap);
     return this;

@@ -1,3 +1,4 @@
+import { waitFor } from '@parley/testkit';
 import { expectErrorBody } from '../../support/http';
 import { DAY, T0, scriptedHistory, type Scripted } from './scripted';
 
@@ -42,7 +43,7 @@ describe('reports: a scripted history through the gateway', () => {
   });
 
   it('when the timeseries of each metric is summed over the window, then it equals the summary (account and per agent)', async () => {
-    for (const scope of ['type=account', `type=agent&id=${s.x.userId}`, `type=agent&id=${s.y.userId}`, 'type=team&id=6', 'type=inbox&id=1', 'type=label&id=11']) {
+    for (const scope of ['type=account', `type=agent&id=${s.x.userId}`, `type=agent&id=${s.y.userId}`, `type=team&id=${s.teamB}`, `type=inbox&id=${s.inboxId}`, 'type=label&id=11']) {
       const summary = (await get(`/reports/summary?${window}&${scope}`)).body;
       for (const metric of ['conversations_count', 'incoming_messages_count', 'outgoing_messages_count', 'resolutions_count']) {
         const series = (await get(`/reports?metric=${metric}&${window}&${scope}`)).body as Array<{ value: number; timestamp: number }>;
@@ -99,6 +100,53 @@ describe('reports: a scripted history through the gateway', () => {
     expectForbidden(await get(`/reports/summary?${window}`, s.x.token));
     expectForbidden(await get(`/reports?metric=conversations_count&${window}`, s.x.token));
     expectForbidden(await s.call('GET', `/api/v2/accounts/${s.acc.accountId}/reports/summary?${window}`, { token: s.other.admin.token }));
+  });
+
+  it('when a scope names an agent, inbox or team the account does not have (unknown, or another account\'s), then 404 with the Error body, never numbers', async () => {
+    const ids: Array<[string, number]> = [
+      ['agent', 999999],
+      ['inbox', 999999],
+      ['team', 999999],
+      ['agent', s.other.agent.userId],
+      ['inbox', s.otherInboxId],
+      ['team', s.otherTeam],
+    ];
+    for (const [type, id] of ids) {
+      for (const path of [`/reports?metric=conversations_count&${window}&type=${type}&id=${id}`, `/reports?metric=avg_resolution_time&${window}&type=${type}&id=${id}`, `/reports/summary?${window}&type=${type}&id=${id}`]) {
+        const res = await get(path);
+        expect({ path, status: res.status }).toEqual({ path, status: 404 });
+        expectErrorBody(res.body);
+      }
+    }
+    // The other account's own ids are its to read.
+    for (const scope of [`type=agent&id=${s.other.agent.userId}`, `type=inbox&id=${s.otherInboxId}`, `type=team&id=${s.otherTeam}`]) {
+      const res = await s.call('GET', `/api/v2/accounts/${s.other.accountId}/reports/summary?${window}&${scope}`, { token: s.other.admin.token });
+      expect({ scope, status: res.status, resolved: res.body.resolutions_count }).toEqual({ scope, status: 200, resolved: 1 });
+    }
+    // The tables list the account's own teams and inboxes only.
+    expect(((await get(`/summary_reports/team?${window}`)).body as Array<{ id: number }>).map((r) => r.id)).toEqual([s.teamA, s.teamB]);
+    expect(((await get(`/summary_reports/inbox?${window}`)).body as Array<{ id: number }>).map((r) => r.id)).toEqual([s.inboxId]);
+  });
+
+  it('when an agent or a team is removed after a report read it, then its reports are 404 (the removal reaches the copies)', async () => {
+    const agent = await s.acc.addUser('agent');
+    const team = await s.call('POST', `/api/v1/accounts/${s.acc.accountId}/teams`, { token: s.acc.admin.token, body: { name: 'Short-lived' } });
+    expect(team.status).toBe(200);
+    for (const scope of [`type=agent&id=${agent.userId}`, `type=team&id=${team.body.id}`]) {
+      expect({ scope, status: (await get(`/reports/summary?${window}&${scope}`)).status }).toEqual({ scope, status: 200 });
+    }
+    expect((await s.call('DELETE', `/api/v1/accounts/${s.acc.accountId}/agents/${agent.userId}`, { token: s.acc.admin.token })).status).toBe(200);
+    expect((await s.call('DELETE', `/api/v1/accounts/${s.acc.accountId}/teams/${team.body.id}`, { token: s.acc.admin.token })).status).toBe(200);
+    for (const scope of [`type=agent&id=${agent.userId}`, `type=team&id=${team.body.id}`]) {
+      const res = await waitFor(
+        async () => {
+          const r = await get(`/reports/summary?${window}&${scope}`);
+          return r.status === 404 ? r : null;
+        },
+        { what: `${scope} to be 404`, timeoutMs: 20_000 },
+      );
+      expectErrorBody(res.body);
+    }
   });
 
   it('when the parameters are bad, then 422 naming the field', async () => {

@@ -19,7 +19,7 @@ describe('reports: replay rebuilds identical numbers', () => {
   /** Every number the reports give for the scripted window. */
   async function everything(): Promise<unknown> {
     const out: Record<string, unknown> = {};
-    for (const scope of ['type=account', `type=agent&id=${s.x.userId}`, `type=agent&id=${s.y.userId}`, 'type=team&id=6', 'type=label&id=11']) {
+    for (const scope of ['type=account', `type=agent&id=${s.x.userId}`, `type=agent&id=${s.y.userId}`, `type=team&id=${s.teamB}`, 'type=label&id=11']) {
       out[`summary ${scope}`] = await get(`/reports/summary?${window}&${scope}`);
       for (const metric of ['conversations_count', 'outgoing_messages_count', 'avg_first_response_time', 'reply_time', 'avg_resolution_time', 'resolutions_count', 'bot_handoffs_count']) {
         out[`${metric} ${scope}`] = await get(`/reports?metric=${metric}&${window}&${scope}&group_by=hour`);

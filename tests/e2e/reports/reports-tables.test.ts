@@ -47,7 +47,7 @@ describe('reports: summary tables, bot summary and live counts through the gatew
     const labels = (await get(`/summary_reports/label?${window}`)).body;
     expect(labels).toEqual([{ id: 11, name: 'billing', conversations_count: 1, resolved_conversations_count: 1, avg_resolution_time: 600, avg_first_response_time: 160, avg_reply_time: 200 }]);
     const teams = (await get(`/summary_reports/team?${window}`)).body as Array<{ id: number }>;
-    expect(teams.map((t) => t.id)).toEqual([5, 6]);
+    expect(teams.map((t) => t.id)).toEqual([s.teamA, s.teamB]);
   });
 
   it('when the bot summary is read, then one hand-off and no bot resolution, and an empty previous window', async () => {

@@ -29,7 +29,8 @@ async function applyToConversation(tx: PoolClient, event: TypedEnvelope, snap: C
 
 /**
  * The queue `reports.events`: the conversation events and messages reports are computed from,
- * labels, and the teams and inboxes the tables list (copies through the projection kit).
+ * labels, and the agents, teams and inboxes reports are scoped to and the tables list (copies
+ * through the projection kit).
  */
 export const reportsConsumer = (projections: ProjectionKit): ConsumerSpec =>
   defineConsumer('events', (on) => {
@@ -38,6 +39,16 @@ export const reportsConsumer = (projections: ProjectionKit): ConsumerSpec =>
   });
   on('team.deleted', async (tx, team, event) => {
     await projections.remove(tx, 'team', accountOf(event), team.id, event.occurred_at);
+  });
+  // Agents: a report scoped to an agent checks the id is a member of the account.
+  on(['agent.added', 'agent.updated'], async (tx, _agent, event) => {
+    await projections.apply(tx, 'agent', event);
+  });
+  on('agent.removed', async (tx, agent, event) => {
+    await projections.remove(tx, 'agent', accountOf(event), agent.id, event.occurred_at);
+  });
+  on('user.updated', async (tx, user, event) => {
+    await projections.patchUser(tx, user, event.occurred_at);
   });
   on(['inbox.created', 'inbox.updated'], async (tx, inbox, event) => {
     await projections.apply(tx, 'inbox', event);
@@ -111,6 +122,8 @@ export const reportsConsumer = (projections: ProjectionKit): ConsumerSpec =>
   });
 
   on('account.deleted', async (tx, account, event) => {
-    await deleteAccount(tx, event.account_id ?? account.id);
+    const accountId = event.account_id ?? account.id;
+    await deleteAccount(tx, accountId);
+    await projections.removeAccount(tx, accountId);
   });
 });

@@ -1,10 +1,12 @@
 import { z } from 'zod';
-import { NotFoundError, routeKit, type Executor } from '@parley/shared';
+import { NotFoundError, routeKit, type Executor, type Peers, type ProjectionKit } from '@parley/shared';
 import { labelTitle, metricSeries, metricTotal, AVERAGE_METRICS, type Scope, type Window } from './queries';
 import { readReportQuery, reportQueryDoc, type Metric, type ReportQuery } from './params';
 
 export interface ReportsDeps {
   pool: Executor;
+  peers: Peers;
+  projections: ProjectionKit;
 }
 
 export const route = routeKit<ReportsDeps>();
@@ -14,12 +16,24 @@ export const V2 = '/api/v2/accounts/{account_id}';
 /** The metrics of `reports/summary`, in Chatwoot's order. */
 export const SUMMARY_METRICS = ['conversations_count', 'incoming_messages_count', 'outgoing_messages_count', 'avg_first_response_time', 'avg_resolution_time', 'resolutions_count', 'reply_time'] as const satisfies readonly Metric[];
 
-/** The scope a query names; a label is named by id and counted by title (404 for a label the account does not have). */
-export async function scopeOf(db: Executor, accountId: number, q: ReportQuery): Promise<Scope> {
+const OWNED = { agent: ['agent', 'Agent'], inbox: ['inbox', 'Inbox'], team: ['team', 'Team'] } as const;
+
+/**
+ * The scope a query names, checked against the account: an agent, inbox or team id must be one of
+ * the account's (its copy through the projection kit, read through to the owner on a miss; an id
+ * of another account is 404, never its numbers). A label is named by id and counted by title (404
+ * for a label the account does not have).
+ */
+export async function scopeOf(deps: ReportsDeps, accountId: number, q: ReportQuery, requestId: string): Promise<Scope> {
   if (q.type === 'label') {
-    const title = await labelTitle(db, accountId, q.id as number);
+    const title = await labelTitle(deps.pool, accountId, q.id as number);
     if (title === null) throw new NotFoundError('Label', 'id');
     return { accountId, type: 'label', id: q.id, label: title };
+  }
+  if (q.type !== 'account') {
+    const [kind, resource] = OWNED[q.type];
+    const found = await deps.projections.readOne(deps.pool, kind, accountId, q.id, { requestId, strict: true });
+    if (!found) throw new NotFoundError(resource, 'id');
   }
   return { accountId, type: q.type, id: q.id, label: null };
 }
@@ -46,7 +60,7 @@ const summaryShape = {
 const summaryResponse = z.object({ ...summaryShape, previous: z.object(summaryShape).describe('The same numbers for the window of equal length just before') });
 
 const ADMIN_ONLY = 'Administrators only (403 otherwise).';
-const BAD_PARAMS = 'An unknown `metric` or `type`, a missing `id`, a missing or malformed `since`/`until`, `until` not after `since` or more than a year after it: 422 with the Error body (Chatwoot answers `{}` or a 500).';
+const BAD_PARAMS = 'An agent, inbox, team or label `id` the account does not have: 404 with the Error body. An unknown `metric` or `type`, a missing `id`, a missing or malformed `since`/`until`, `until` not after `since` or more than a year after it: 422 with the Error body (Chatwoot answers `{}` or a 500).';
 
 export const reportRoutes = [
   route({
@@ -61,9 +75,10 @@ export const reportRoutes = [
     query: reportQueryDoc,
     response: z.array(point),
     errors: [403, 404, 422],
-    handler: async ({ query, accountId }, { pool }) => {
+    handler: async ({ query, accountId, ctx }, deps) => {
+      const { pool } = deps;
       const q = readReportQuery(query as Record<string, unknown>, { needMetric: true });
-      const scope = await scopeOf(pool, accountId, q);
+      const scope = await scopeOf(deps, accountId, q, ctx.requestId);
       const metric = q.metric as Metric;
       const buckets = await metricSeries(pool, metric, scope, q, q.businessHours, q.groupBy, q.offsetSeconds);
       if (AVERAGE_METRICS.has(metric)) return buckets.map((b) => ({ value: b.count === 0 ? 0 : b.sum / b.count, timestamp: b.timestamp, count: b.count }));
@@ -82,9 +97,10 @@ export const reportRoutes = [
     query: reportQueryDoc,
     response: summaryResponse,
     errors: [403, 404, 422],
-    handler: async ({ query, accountId }, { pool }) => {
+    handler: async ({ query, accountId, ctx }, deps) => {
+      const { pool } = deps;
       const q = readReportQuery(query as Record<string, unknown>);
-      const scope = await scopeOf(pool, accountId, q);
+      const scope = await scopeOf(deps, accountId, q, ctx.requestId);
       const length = q.until.getTime() - q.since.getTime();
       const [current, previous] = await Promise.all([
         summaryOf(pool, scope, q, q.businessHours),

@@ -38,7 +38,7 @@ export async function summaryTable(db: Executor, accountId: number, dim: Dimensi
   });
 }
 
-/** Ids seen in the numbers of a dimension (a team or inbox no event has named to us still shows). */
+/** Ids seen in the numbers of a dimension. */
 async function idsInNumbers(db: Executor, accountId: number, dim: Dimension, w: Window): Promise<number[]> {
   const seen = new Set<number>();
   for (const [, metric] of COLUMNS) for (const k of (await metricByDimension(db, metric, accountId, dim, w, false)).keys()) seen.add(Number(k));
@@ -56,8 +56,13 @@ export async function summaryRowsFor(deps: TableDeps, accountId: number, dim: Di
     const r = await pool.query<{ id: string; title: string }>('SELECT id, title FROM labels WHERE account_id = $1 AND NOT deleted AND title IS NOT NULL ORDER BY id', [accountId]);
     return summaryTable(pool, accountId, 'label', r.rows.map((l) => ({ id: Number(l.id), key: l.title, name: l.title })), w, businessHours);
   }
+  // The account's teams or inboxes as the copies know them, and any other that has numbers if its
+  // owner still has it (a copy no event brought yet); a removed one is not listed, as
+  // `reports/summary` with its id is 404.
   const known = (await deps.projections.list(pool, dim, accountId)).map((x) => x.id);
-  const ids = [...new Set([...known, ...(await idsInNumbers(pool, accountId, dim, w))])].sort((a, b) => a - b);
+  const unknown = (await idsInNumbers(pool, accountId, dim, w)).filter((id) => !known.includes(id));
+  const found = unknown.length === 0 ? [] : [...(await deps.projections.readThrough(pool, dim, accountId, unknown, { requestId, rememberMisses: true })).keys()];
+  const ids = [...new Set([...known, ...found])].sort((a, b) => a - b);
   return summaryTable(pool, accountId, dim, ids.map((id) => ({ id, key: String(id) })), w, businessHours);
 }
 
