@@ -5,10 +5,14 @@ import net from 'node:net';
  * restore: cut() drops every connection through it and stops listening, so the client sees
  * what it would if that server stopped (connections reset, new ones refused), for this client
  * only; the shared server never notices. restore() listens on the same port again.
+ * freeze() keeps every connection open but carries nothing either way (a hung server or a
+ * silent partition: the client learns only from its own timeouts); thaw() carries on.
  */
 export class TcpGate {
   private server: net.Server | null = null;
   private readonly sockets = new Set<net.Socket>();
+  private readonly pairs = new Set<[net.Socket, net.Socket]>();
+  private frozen = false;
   port = 0;
 
   private constructor(
@@ -46,10 +50,15 @@ export class TcpGate {
         s.on('close', () => this.sockets.delete(s));
         s.on('error', () => undefined);
       }
-      client.on('close', () => upstream.destroy());
+      const pair: [net.Socket, net.Socket] = [client, upstream];
+      this.pairs.add(pair);
+      client.on('close', () => {
+        upstream.destroy();
+        this.pairs.delete(pair);
+      });
       upstream.on('close', () => client.destroy());
-      client.pipe(upstream);
-      upstream.pipe(client);
+      if (!this.frozen) this.join(pair);
+      else for (const s of pair) s.pause();
     });
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
@@ -59,11 +68,35 @@ export class TcpGate {
     this.server = server;
   }
 
+  private join([client, upstream]: [net.Socket, net.Socket]): void {
+    client.pipe(upstream);
+    upstream.pipe(client);
+  }
+
+  /** Stops carrying bytes (connections stay open, new ones are accepted and held too). */
+  freeze(): void {
+    this.frozen = true;
+    for (const [client, upstream] of this.pairs) {
+      client.unpipe(upstream);
+      upstream.unpipe(client);
+      client.pause();
+      upstream.pause();
+    }
+  }
+
+  /** Carries bytes again, what was held first. */
+  thaw(): void {
+    this.frozen = false;
+    for (const pair of this.pairs) this.join(pair);
+  }
+
   async cut(): Promise<void> {
     const server = this.server;
     this.server = null;
     for (const s of this.sockets) s.destroy();
     this.sockets.clear();
+    this.pairs.clear();
+    this.frozen = false;
     if (server) await new Promise<void>((resolve) => server.close(() => resolve()));
   }
 

@@ -15,7 +15,10 @@ import { USER_AVATARS, avatarRoutes } from './identity/avatar-routes';
 import { docsRouter } from './docs';
 
 export function gatewayDeps(deps: ServiceDeps<GatewayConfig>): GatewayDeps {
-  return { ...deps, principals: new PrincipalStore(deps.pool, deps.redis, deps.config.NAMESPACE, deps.config.PRINCIPAL_CACHE_TTL_SECONDS) };
+  return {
+    ...deps,
+    principals: new PrincipalStore(deps.pool, deps.redis, deps.config.NAMESPACE, deps.config.PRINCIPAL_CACHE_TTL_SECONDS, deps.pool, { maxEntries: deps.config.PRINCIPAL_CACHE_MAX_ENTRIES, log: deps.log, metrics: deps.metrics }),
+  };
 }
 
 /** The public entry point: every client request passes here. */

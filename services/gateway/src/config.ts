@@ -26,7 +26,10 @@ export const gatewayConfigSchema = baseConfigSchema.extend({
   /** Requests per window per access token. */
   RATE_LIMIT_PER_TOKEN: z.coerce.number().int().positive().default(3000),
   PROXY_TIMEOUT_MS: z.coerce.number().int().positive().default(30_000),
+  /** How long a cached principal may live if an invalidation were ever lost (each replica caches in process). */
   PRINCIPAL_CACHE_TTL_SECONDS: z.coerce.number().int().positive().default(300),
+  /** Most tokens (and most accounts) one gateway replica keeps cached; the least recently used go first. */
+  PRINCIPAL_CACHE_MAX_ENTRIES: z.coerce.number().int().positive().default(20_000),
   /** Where clients reach the gateway; uploaded profile pictures are linked from there. */
   PUBLIC_BASE_URL: z.string().url().default('http://127.0.0.1:3000'),
   /** Largest profile picture accepted (bytes). */

@@ -531,18 +531,28 @@ describe('identity through the gateway: platform API, profile, agents, teams, bo
         },
       } as unknown as Executor;
       const store = new PrincipalStore(deps.pool, deps.redis, deps.config.NAMESPACE, 300, db);
+      stores.push(store);
       return { store, release, loaded: () => loaded };
     }
+    /** Stores made here (each a replica's cache, subscribed to the gateway's invalidations). */
+    const stores: PrincipalStore[] = [];
+    afterAll(() => stores.forEach((s) => s.close()));
+    const live = (store: PrincipalStore) => waitFor(() => store.isLive || undefined, { what: 'the store to subscribe to invalidations' });
 
     it('when a token is loaded just before its agent is removed, then the stale load is not cached after the removal', async () => {
       const u = await acc.addUser('agent');
       await call('POST', `/platform/api/v1/accounts/${other.accountId}/account_users`, { ...platform, body: { user_id: u.userId, role: 'agent' } });
       const held = heldStore(/FROM account_users/);
+      await live(held.store);
       const pending = held.store.resolve(u.token);
       await waitFor(() => held.loaded() || undefined, { what: 'the held load' });
       expect((await call('DELETE', `/api/v1/accounts/${acc.accountId}/agents/${u.userId}`, { token: acc.admin.token })).status).toBe(200);
       held.release();
-      expect((await pending)?.kind).toBe('user');
+      const stale = await pending;
+      expect(stale?.kind === 'user' && stale.memberships[String(acc.accountId)]).toBe('agent'); // it did read before the removal
+      // Not cached: the store (another replica's cache) answers the removal, not its stale load.
+      const again = await held.store.resolve(u.token);
+      expect(again?.kind === 'user' && Object.keys(again.memberships)).toEqual([String(other.accountId)]);
       const res = await call('GET', `/api/v1/accounts/${acc.accountId}/agents`, { token: u.token });
       expect(res.status).toBe(403);
       expectErrorBody(res.body, 'not_account_member');
@@ -551,11 +561,13 @@ describe('identity through the gateway: platform API, profile, agents, teams, bo
     it('when an account is loaded just before it is suspended, then the stale load is not cached after the suspension', async () => {
       const s = await seedAccount(stack);
       const held = heldStore(/FROM accounts WHERE id/);
+      await live(held.store);
       const pending = held.store.account(s.accountId);
       await waitFor(() => held.loaded() || undefined, { what: 'the held load' });
       await call('PATCH', `/platform/api/v1/accounts/${s.accountId}`, { ...platform, body: { status: 'suspended' } });
       held.release();
       expect((await pending)?.status).toBe('active');
+      expect((await held.store.account(s.accountId))?.status).toBe('suspended');
       const res = await call('GET', `/api/v1/accounts/${s.accountId}/agents`, { token: s.admin.token });
       expect(res.status).toBe(403);
       expectErrorBody(res.body, 'account_suspended');

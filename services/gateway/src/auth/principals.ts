@@ -1,5 +1,7 @@
 import { createHash } from 'node:crypto';
-import type { Executor, Pool, Redis, Role } from '@parley/shared';
+import { LRUCache } from 'lru-cache';
+import { Gauge } from 'prom-client';
+import type { Executor, Logger, Pool, Redis, Role, ServiceMetrics } from '@parley/shared';
 
 export type Principal =
   | { kind: 'user'; userId: number; name: string; email: string; memberships: Record<string, Role> }
@@ -12,120 +14,224 @@ export interface AccountInfo {
   features: Record<string, boolean>;
 }
 
-function tokenKey(ns: string, token: string): string {
-  return `${ns}gw:token:${createHash('sha256').update(token).digest('hex')}`;
+/** A cached token: its principal and, once asked for, the profile answer built from the same rows. */
+interface TokenEntry {
+  principal: Principal;
+  profile?: unknown;
 }
 
-function accountKey(ns: string, id: number): string {
-  return `${ns}gw:account:${id}`;
+/** How often the invalidation subscriber proves its connection alive (a hung Redis does not close it). */
+export const PRINCIPAL_HEARTBEAT_MS = 1000;
+
+export interface PrincipalStoreOptions {
+  /** Most tokens (and most accounts) held in process; the least recently used go first. */
+  maxEntries?: number;
+  /** Says once when invalidations stop arriving (the cache is bypassed) and when they are back. */
+  log?: Logger;
+  /** Registers `parley_gateway_principal_cache_live` (1 while invalidations arrive). */
+  metrics?: ServiceMetrics;
 }
 
-/** Each cached entry has a version key; an invalidation bumps it. */
-const versionKey = (key: string) => `${key}:v`;
+const hashToken = (token: string): string => createHash('sha256').update(token).digest('hex');
 
 /**
- * Every cached entry is stored under the epoch current when it was written; bumping the epoch
- * drops them all at once. A replica that could not invalidate (Redis away during a change)
- * bumps it when Redis is back, so an entry cached before the outage cannot outlive a change
- * made during it (a removed agent does not regain access for the TTL).
- */
-const epochKey = (ns: string) => `${ns}gw:epoch`;
-
-/**
- * Stores a value only if the entry's version is still the one read before the database was:
- * a reader that loaded the old rows just before a change committed cannot put them back
- * after that change's invalidation (which bumped the version).
- */
-const SET_IF_VERSION = `
-local v = redis.call('GET', KEYS[2])
-if (v == false and ARGV[1] == '') or v == ARGV[1] then
-  redis.call('SET', KEYS[1], ARGV[2], 'EX', ARGV[3])
-  return 1
-end
-return 0`;
-
-/**
- * Token -> principal and account -> settings, cached in Redis. Every write to a token,
- * user, membership or account calls the matching invalidate after commit, so a removed
- * agent loses access at once; the TTL only bounds staleness if an invalidation is lost.
- * Reads that race an invalidation never re-cache what they loaded before it (versions).
- * Redis is only a cache here: while it is away every read goes to Postgres (the client fails
- * fast, see createRedis), and invalidations lost meanwhile are made good by an epoch bump.
+ * Token -> principal, account -> settings, and the profile answer, cached in this process and
+ * invalidated through Redis pub/sub. Every write to a token, user, membership or account calls
+ * the matching invalidate after commit: it drops the entry here at once and publishes the
+ * invalidation on `<ns>gw:principals`, which every gateway replica (this one included) is
+ * subscribed to, so a removed agent loses access on every replica as soon as each reads the
+ * message (before the next request in practice: the message is on its socket before the change's
+ * answer leaves). The TTL only bounds staleness if an invalidation is ever lost.
+ *
+ * The cache is used only while the subscription is known to be alive: its connection is up,
+ * subscribed, and answers a PING every PRINCIPAL_HEARTBEAT_MS (within the Redis command
+ * timeout, 1 s). Otherwise (Redis stopped, unreachable or hung) every request reads Postgres, as
+ * it would without a cache, so a revocation made on any replica during an outage holds at once,
+ * and the whole cache is dropped when the subscription is back (what was cached before may have
+ * changed meanwhile). The one window: between Redis hanging silently and the heartbeat noticing
+ * (at most about 2 s), an invalidation published by another replica may be lost. A replica whose
+ * publish failed broadcasts a full flush once Redis is back.
+ *
+ * A load that raced an invalidation never caches what it read before it: loads note the
+ * store's generation, which every invalidation (local or received) and every flush bumps.
  */
 export class PrincipalStore {
-  /** An invalidation failed (Redis away): bump the epoch once Redis answers again. */
+  private readonly tokens: LRUCache<string, TokenEntry>;
+  private readonly accounts: LRUCache<number, AccountInfo>;
+  private readonly channel: string;
+  private readonly sub: Redis;
+  private readonly heartbeat: NodeJS.Timeout;
+  private readonly log: Logger | undefined;
+  /** Bumped by every invalidation and flush: a load that saw another value does not cache. */
+  private generation = 0;
+  /** The subscription is up (and the last heartbeat answered): the cache may be used. */
+  private live = false;
+  /** A publish failed (Redis away): broadcast a full flush once Redis answers again. */
   private lostInvalidation = false;
+  private closed = false;
 
   constructor(
     private readonly pool: Pool,
     private readonly redis: Redis,
-    private readonly ns: string,
-    private readonly ttlSeconds: number,
+    ns: string,
+    ttlSeconds: number,
     /** Loads from Postgres; tests may wrap it to hold a load while a change commits. */
     private readonly db: Executor = pool,
+    opts: PrincipalStoreOptions = {},
   ) {
+    const max = opts.maxEntries ?? 20_000;
+    this.tokens = new LRUCache({ max, ttl: ttlSeconds * 1000 });
+    this.accounts = new LRUCache({ max, ttl: ttlSeconds * 1000 });
+    this.channel = `${ns}gw:principals`;
+    this.log = opts.log;
+    // A subscriber needs a connection of its own; same settings (fail fast, reconnect for ever).
+    this.sub = redis.duplicate({ autoResubscribe: false, lazyConnect: true });
+    this.sub.on('error', () => undefined); // the main client's listeners say when Redis is away
+    this.sub.on('message', (_channel: string, message: string) => this.received(message));
+    this.sub.on('ready', () => void this.subscribe());
+    this.sub.on('close', () => this.dark());
+    this.sub.connect().catch(() => undefined); // retried by its strategy
+    this.heartbeat = setInterval(() => void this.beat(), PRINCIPAL_HEARTBEAT_MS);
+    this.heartbeat.unref();
     redis.on('ready', () => void this.recover());
+    // The service's shutdown disconnects its client: the subscriber goes with it.
+    redis.once('end', () => this.close());
+    if (opts.metrics) {
+      const store = this;
+      const name = 'parley_gateway_principal_cache_live';
+      opts.metrics.registry.removeSingleMetric(name); // an app made again on the same deps (tests): the newest store reports
+      new Gauge({
+        name,
+        help: 'Principal cache in use: 1 while the invalidation subscription is up, 0 while every request reads Postgres',
+        registers: [opts.metrics.registry],
+        collect() {
+          this.set(store.live ? 1 : 0);
+        },
+      });
+    }
+  }
+
+  /** True while cached principals are served (the invalidation subscription is alive). */
+  get isLive(): boolean {
+    return this.live;
+  }
+
+  private async subscribe(): Promise<void> {
+    try {
+      await this.sub.subscribe(this.channel);
+    } catch {
+      return; // the connection went again; the next 'ready' retries
+    }
+    if (this.closed || this.sub.status !== 'ready') return;
+    this.flush(); // invalidations may have been missed while unsubscribed
+    if (!this.live) this.log?.info('principal cache in use again (invalidations arrive)');
+    this.live = true;
+  }
+
+  private dark(): void {
+    if (!this.live) return;
+    this.live = false;
+    this.flush();
+    if (!this.closed) this.log?.warn('principal cache bypassed: invalidations cannot arrive while Redis is away; principals come from Postgres');
+  }
+
+  private async beat(): Promise<void> {
+    if (this.lostInvalidation) void this.recover(); // a hung connection never says 'ready' again
+    if (!this.live) return;
+    try {
+      await this.sub.ping();
+    } catch {
+      // Connected but not answering (a hung server or a silent partition): stop trusting the
+      // cache and start over on a new connection.
+      this.dark();
+      this.sub.disconnect(true);
+    }
   }
 
   private async recover(): Promise<void> {
     if (!this.lostInvalidation) return;
     try {
-      await this.redis.incr(epochKey(this.ns));
+      await this.redis.publish(this.channel, '*');
       this.lostInvalidation = false;
     } catch {
       // Still away: the next 'ready' tries again.
     }
   }
 
+  private flush(): void {
+    this.generation++;
+    this.tokens.clear();
+    this.accounts.clear();
+  }
+
+  private received(message: string): void {
+    if (message === '*') return this.flush();
+    this.generation++;
+    if (message.startsWith('t:')) this.tokens.delete(message.slice(2));
+    else if (message.startsWith('a:')) this.dropAccount(Number(message.slice(2)));
+  }
+
+  /** The account's settings, and every cached profile that lists it (its name and status show there). */
+  private dropAccount(id: number): void {
+    this.accounts.delete(id);
+    const key = String(id);
+    for (const [hash, entry] of this.tokens.entries()) {
+      if (entry.principal.kind === 'user' && key in entry.principal.memberships) this.tokens.delete(hash);
+    }
+  }
+
   async resolve(token: string): Promise<Principal | null> {
-    return this.cached(tokenKey(this.ns, token), () => loadPrincipal(this.db, token));
-  }
-
-  async account(id: number): Promise<AccountInfo | null> {
-    return this.cached(accountKey(this.ns, id), async () => {
-      const { rows } = await this.db.query<AccountInfo>('SELECT id, name, status, features FROM accounts WHERE id = $1', [id]);
-      return rows[0] ?? null;
-    });
-  }
-
-  /** Read-through; a missing record is not cached (it may be created any moment). */
-  private async cached<T>(key: string, load: () => Promise<T | null>): Promise<T | null> {
-    let version: string | null | undefined;
-    let epoch = '0';
-    try {
-      const [cached, v, e] = await this.redis.mget(key, versionKey(key), epochKey(this.ns));
-      epoch = e ?? '0';
-      const sep = cached ? cached.indexOf('|') : -1;
-      if (cached && cached.slice(0, sep) === epoch) return JSON.parse(cached.slice(sep + 1)) as T;
-      version = v ?? null;
-    } catch {
-      version = undefined; // Redis away: answer from Postgres, cache nothing.
+    const hash = hashToken(token);
+    if (this.live) {
+      const hit = this.tokens.get(hash);
+      if (hit) return hit.principal;
     }
+    const seen = this.generation;
+    const wasLive = this.live;
+    const principal = await loadPrincipal(this.db, token);
+    if (principal && wasLive && this.live && seen === this.generation) this.tokens.set(hash, { principal });
+    return principal;
+  }
+
+  /**
+   * The profile answer of a resolved token, built by `load` on a miss and kept with the
+   * token's principal (dropped with it: every change a profile shows invalidates its owner).
+   */
+  async profile<T>(token: string, load: () => Promise<T>): Promise<T> {
+    const hash = hashToken(token);
+    const entry = this.live ? this.tokens.get(hash) : undefined;
+    if (entry?.profile !== undefined) return entry.profile as T;
+    const seen = this.generation;
     const value = await load();
-    if (value !== null && version !== undefined) {
-      await this.redis.eval(SET_IF_VERSION, 2, key, versionKey(key), version ?? '', `${epoch}|${JSON.stringify(value)}`, this.ttlSeconds).catch(() => undefined);
-    }
+    if (entry && this.live && seen === this.generation && this.tokens.get(hash) === entry) entry.profile = value;
     return value;
   }
 
-  private async invalidate(key: string): Promise<void> {
-    // The version outlives any cached entry and any load still in flight.
-    await this.redis
-      .multi()
-      .incr(versionKey(key))
-      .expire(versionKey(key), this.ttlSeconds * 2 + 60)
-      .del(key)
-      .exec()
-      .then((results) => {
-        if (!results || results.some(([err]) => err)) throw new Error('invalidation failed');
-      })
-      .catch(() => {
-        this.lostInvalidation = true;
-      });
+  async account(id: number): Promise<AccountInfo | null> {
+    if (this.live) {
+      const hit = this.accounts.get(id);
+      if (hit) return hit;
+    }
+    const seen = this.generation;
+    const wasLive = this.live;
+    const { rows } = await this.db.query<AccountInfo>('SELECT id, name, status, features FROM accounts WHERE id = $1', [id]);
+    const account = rows[0] ?? null; // a missing account is not cached (it may be created any moment)
+    if (account && wasLive && this.live && seen === this.generation) this.accounts.set(id, account);
+    return account;
+  }
+
+  /** Here at once, then on every replica through Redis (a failed publish is made good by a flush later). */
+  private async invalidate(message: string): Promise<void> {
+    this.received(message);
+    try {
+      await this.redis.publish(this.channel, message);
+    } catch {
+      this.lostInvalidation = true;
+    }
   }
 
   async invalidateToken(token: string): Promise<void> {
-    await this.invalidate(tokenKey(this.ns, token));
+    await this.invalidate(`t:${hashToken(token)}`);
   }
 
   /** Drops the cached principal of every token a user or bot owns. */
@@ -139,7 +245,16 @@ export class PrincipalStore {
   }
 
   async invalidateAccount(id: number): Promise<void> {
-    await this.invalidate(accountKey(this.ns, id));
+    await this.invalidate(`a:${id}`);
+  }
+
+  /** Stops the subscription (the service's shutdown does it through its Redis client). */
+  close(): void {
+    if (this.closed) return;
+    this.closed = true;
+    this.live = false;
+    clearInterval(this.heartbeat);
+    this.sub.disconnect();
   }
 }
 

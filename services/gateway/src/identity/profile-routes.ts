@@ -2,6 +2,7 @@ import type { Request } from 'express';
 import { imageFromRequest, multipartImage, routeKit, type SecurityScheme } from '@parley/shared';
 import type { GatewayDeps } from '../deps';
 import * as s from './schemas';
+import { readToken } from '../auth/middleware';
 import { loadUser, removeProfileAvatar, resetUserToken, setAvailability, updateProfile, userRecordOf } from './users-service';
 
 const route = routeKit<GatewayDeps>();
@@ -20,7 +21,8 @@ export const profileRoutes = [
   route({
     method: 'get', path: PROFILE, operationId: 'getProfile', summary: 'Fetch user profile', tags, security: user,
     response: s.userRecordSchema, errors: [401, 403],
-    handler: ({ req }, deps) => answer(deps, req),
+    // Kept with the token's cached principal: every change the record shows invalidates its owner.
+    handler: ({ req }, deps) => deps.principals.profile(readToken(req) as string, () => answer(deps, req)),
   }),
   route({
     method: ['patch', 'put'], path: PROFILE, operationId: 'updateProfile', summary: 'Update the profile (flat or under `profile`)', tags, security: user,

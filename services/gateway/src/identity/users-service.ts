@@ -128,6 +128,7 @@ export async function removeProfileAvatar(deps: GatewayDeps, ctx: RequestContext
     await deleteUserAvatar(tx, userId);
     await patchUser(tx, ctx, before, { avatar_url: null });
   });
+  await deps.principals.invalidateOwner(deps.pool, 'User', userId); // the cached profile shows the picture
 }
 
 /** `POST /api/v1/profile/reset_access_token`: the old token stops working at once. */
@@ -144,4 +145,5 @@ export async function setAvailability(deps: GatewayDeps, ctx: RequestContext, us
     if (target === undefined || !memberships.some((m) => m.account_id === target)) throw ValidationError.field('account_id', 'is not an account of this user', 'not_found');
     await changeMembership(tx, ctx, target, userId, { availability });
   });
+  await deps.principals.invalidateOwner(deps.pool, 'User', userId); // the cached profile shows it
 }
