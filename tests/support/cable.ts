@@ -58,8 +58,9 @@ export function cableUrl(httpUrl: string): string {
   return httpUrl.replace(/^http/, 'ws') + '/cable';
 }
 
-export function createConsumer(httpUrl: string): AcConsumer {
-  return ActionCable.createConsumer(cableUrl(httpUrl));
+/** A consumer of `httpUrl`'s /cable, or of the ws:// URL a function gives each time it connects (a client that moves between replicas). */
+export function createConsumer(httpUrl: string | (() => string)): AcConsumer {
+  return ActionCable.createConsumer(typeof httpUrl === 'function' ? (httpUrl as unknown as string) : cableUrl(httpUrl));
 }
 
 async function until(check: () => boolean, what: string, ms: number): Promise<void> {

@@ -1,13 +1,16 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { createRedis, type Redis } from '@parley/shared';
 import { infra } from '@parley/testkit';
-import { compareIds, StreamLog } from '../src/streams/log';
+import { compareIds, StreamLog, type StreamEntry } from '../src/streams/log';
 
 /** The stream log against a real Redis: appends once per event, trims, and knows when a resume has a gap. */
 describe('StreamLog (Redis Streams)', () => {
   let redis: Redis;
   const ns = `t${randomBytes(4).toString('hex')}.`;
   const event = (n: number) => ({ kind: 'event' as const, event: 'message.created', data: { n } });
+  const genesis = { kind: 'control', action: 'genesis' };
+  /** Entries without the stream's genesis entry. */
+  const events = (entries: StreamEntry[]) => entries.filter((e) => e.body.kind === 'event');
 
   beforeAll(async () => {
     redis = createRedis(infra().redisUrl);
@@ -27,20 +30,37 @@ describe('StreamLog (Redis Streams)', () => {
     const id = randomUUID();
     expect(await log.append(id, [{ stream: a, body: event(1) }, { stream: c, body: event(1) }])).toBe(true);
     expect(await log.append(id, [{ stream: a, body: event(1) }, { stream: c, body: event(1) }])).toBe(false);
-    expect(await log.after(a, '0-0', 10)).toHaveLength(1);
-    expect(await log.after(c, '0-0', 10)).toEqual([{ id: expect.stringMatching(/^\d+-\d+$/), body: event(1) }]);
+    expect(events(await log.after(a, '0-0', 10))).toHaveLength(1);
+    // A new stream starts with its genesis entry.
+    expect(await log.after(c, '0-0', 10)).toEqual([{ id: expect.stringMatching(/^\d+-\d+$/), body: genesis }, { id: expect.stringMatching(/^\d+-\d+$/), body: event(1) }]);
   });
 
   it('when entries are read after an id, then they come oldest first, and ids increase', async () => {
     const log = new StreamLog({ redis, namespace: ns, maxEvents: 1000, retentionMs: 3_600_000 });
     const s = log.accountStream(2);
     for (let n = 0; n < 5; n++) await log.append(randomUUID(), [{ stream: s, body: event(n) }]);
-    const all = await log.after(s, '0-0', 100);
+    const all = events(await log.after(s, '0-0', 100));
     expect(all.map((e) => (e.body as unknown as { data: { n: number } }).data.n)).toEqual([0, 1, 2, 3, 4]);
     for (let i = 1; i < all.length; i++) expect(compareIds(all[i]!.id, all[i - 1]!.id)).toBe(1);
     expect((await log.after(s, all[2]!.id, 100)).map((e) => e.id)).toEqual([all[3]!.id, all[4]!.id]);
     expect(await log.lastId(s)).toBe(all[4]!.id);
     expect(await log.canResumeAfter(s, all[0]!.id)).toBe(true);
+    expect(await log.canResumeAfter(s, '0-0')).toBe(true);
+  });
+
+  it('when the stream is lost (Redis restarted without its data) and written again, then an id from before is resync.required, and the new stream says it began', async () => {
+    const log = new StreamLog({ redis, namespace: ns, maxEvents: 1000, retentionMs: 3_600_000 });
+    const s = log.accountStream(4);
+    for (let n = 0; n < 3; n++) await log.append(randomUUID(), [{ stream: s, body: event(n) }]);
+    const old = events(await log.after(s, '0-0', 100));
+    await redis.del(s);
+    await log.append(randomUUID(), [{ stream: s, body: event(3) }]);
+    const now = await log.after(s, '0-0', 100);
+    expect(now.map((e) => e.body)).toEqual([genesis, event(3)]);
+    expect(compareIds(now[0]!.id, old[2]!.id)).toBe(1);
+    expect(await log.canResumeAfter(s, old[0]!.id)).toBe(false);
+    expect(await log.canResumeAfter(s, old[2]!.id)).toBe(false);
+    expect(await log.canResumeAfter(s, now[0]!.id)).toBe(true);
   });
 
   it('when the stream was trimmed past an id, or the id is ahead of the stream, then resume is impossible (resync.required)', async () => {

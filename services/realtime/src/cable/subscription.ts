@@ -71,7 +71,14 @@ export class Subscription implements StreamListener {
     for (const e of entries) {
       if (this.closed) return;
       if (compareIds(e.id, this.cursor) <= 0) continue;
+      const previous = this.cursor;
       this.cursor = e.id;
+      if (e.body.kind === 'control' && e.body.action === 'genesis') {
+        // The stream started again after this subscription had followed it (Redis lost the log):
+        // entries it had not read yet may be gone, so the client refetches; new ones follow.
+        if (previous !== '0-0') this.out.message(this.identifier, { event: 'resync.required', data: { account_id: this.grant.accountId, last_event_id: previous }, id: e.id });
+        continue;
+      }
       if (e.body.kind === 'control') {
         if (compareIds(e.id, this.grantedAt) > 0) this.apply(e.body);
         continue;

@@ -19,7 +19,7 @@ export interface EventEntry {
 /** A change to who may see what, applied by every replica to its live subscriptions. */
 export interface ControlEntry {
   kind: 'control';
-  action: 'revoke_user' | 'user_role' | 'inbox_added' | 'inbox_removed' | 'revoke_contact' | 'revoke_all';
+  action: 'revoke_user' | 'user_role' | 'inbox_added' | 'inbox_removed' | 'revoke_contact' | 'revoke_all' | 'genesis';
   user_id?: number;
   contact_id?: number;
   inbox_id?: number;
@@ -46,14 +46,21 @@ export function compareIds(a: string, b: string): number {
   return d < 0n ? -1 : d > 0n ? 1 : 0;
 }
 
+/** The first entry of every stream: a stream that starts again (Redis lost its data) says so. */
+export const GENESIS = JSON.stringify({ kind: 'control', action: 'genesis' });
+
 /**
  * Appends an event's entries once: the event id is claimed with SET NX in the same script as the
  * XADDs, so a redelivered event (the consumer's commit failed after the append) adds nothing.
- * Each stream keeps at most MAXLEN ~ entries and none older than MINID ~.
+ * A stream that does not exist gets a genesis entry first, so a reader that followed an earlier
+ * stream of that name (before a Redis restart without persistence, or an eviction) can tell that
+ * entries may be gone instead of silently skipping them. Each stream keeps at most MAXLEN ~
+ * entries and none older than MINID ~.
  */
 const APPEND = `
 if not redis.call('SET', KEYS[1], '1', 'NX', 'EX', ARGV[1]) then return 0 end
 for i = 2, #KEYS do
+  if redis.call('EXISTS', KEYS[i]) == 0 then redis.call('XADD', KEYS[i], '*', 'e', ARGV[#ARGV]) end
   redis.call('XADD', KEYS[i], 'MAXLEN', '~', ARGV[2], '*', 'e', ARGV[i + 2])
   redis.call('XTRIM', KEYS[i], 'MINID', '~', ARGV[3])
 end
@@ -86,7 +93,7 @@ export class StreamLog {
     const keys = [`${this.opts.namespace}rt:seen:${eventId}`, ...entries.map((e) => e.stream)];
     const ttl = Math.ceil((this.opts.retentionMs * 2) / 1000);
     const minId = `${Math.max(0, Date.now() - this.opts.retentionMs)}-0`;
-    const args = [String(ttl), String(this.opts.maxEvents), minId, ...entries.map((e) => JSON.stringify(e.body))];
+    const args = [String(ttl), String(this.opts.maxEvents), minId, ...entries.map((e) => JSON.stringify(e.body)), GENESIS];
     const r = await this.opts.redis.eval(APPEND, keys.length, ...keys, ...args);
     return r === 1;
   }
@@ -98,19 +105,19 @@ export class StreamLog {
   }
 
   /**
-   * Whether events after `afterId` are all still in the log: false when the id is one the log
-   * never gave (ahead of it), or trimming removed entries and the oldest one left is past the id
-   * (Redis 7.0 does not record the last id trimming removed, so an id that was itself the last
-   * one trimmed also answers false: the client refetches once more than it had to).
+   * Whether every entry after `afterId` is still in the log. Entries are contiguous from the
+   * oldest one left, so an id at or past it (and not ahead of the newest) resumes. An id before
+   * it does not: trimming removed what came after it, or the id belongs to an earlier stream of
+   * that name (Redis lost its data: the stream now starts with a genesis entry newer than every
+   * id the old one gave). `0-0` (the client had nothing) resumes while nothing was trimmed.
    */
   async canResumeAfter(stream: string, afterId: string): Promise<boolean> {
     const info = await this.info(stream);
     if (!info) return afterId === '0-0';
     const vsLast = compareIds(afterId, info.lastGenerated);
     if (vsLast >= 0) return vsLast === 0;
-    if (compareIds(afterId, info.maxDeleted) < 0) return false;
-    if (info.entriesAdded <= info.length) return true;
-    return info.firstEntry !== null && compareIds(afterId, info.firstEntry) >= 0;
+    if (info.firstEntry !== null && compareIds(afterId, info.firstEntry) >= 0) return true;
+    return afterId === '0-0' && info.entriesAdded <= info.length;
   }
 
   /** Up to `count` entries after `afterId`, oldest first. */
@@ -119,7 +126,7 @@ export class StreamLog {
     return rows.map(toEntry);
   }
 
-  private async info(stream: string): Promise<{ lastGenerated: string; maxDeleted: string; entriesAdded: number; length: number; firstEntry: string | null } | null> {
+  private async info(stream: string): Promise<{ lastGenerated: string; entriesAdded: number; length: number; firstEntry: string | null } | null> {
     let raw: unknown[];
     try {
       raw = (await this.opts.redis.call('XINFO', 'STREAM', stream)) as unknown[];
@@ -132,7 +139,6 @@ export class StreamLog {
     const first = f.get('first-entry');
     return {
       lastGenerated: String(f.get('last-generated-id') ?? '0-0'),
-      maxDeleted: String(f.get('max-deleted-entry-id') ?? '0-0'),
       entriesAdded: Number(f.get('entries-added') ?? 0),
       length: Number(f.get('length') ?? 0),
       firstEntry: Array.isArray(first) ? String(first[0]) : null,
