@@ -168,66 +168,6 @@ export function assertContract(r: ObservedResponse): void {
 // ---------------------------------------------------------------------------------------------
 // Route coverage: what a service's express app really registers, read from its router.
 
-export interface RegisteredRoute {
-  method: HttpMethod;
-  /** OpenAPI form: `/api/v1/accounts/{account_id}/portals/{portal_slug}`. */
-  path: string;
-}
-
-interface Layer {
-  route?: { path: unknown; methods: Record<string, boolean> };
-  handle?: { stack?: Layer[] };
-  rawPath?: unknown;
-}
-
-/** express 5 path syntax to OpenAPI: `:id` -> `{id}`, optional `{/:x}` groups expanded both ways. */
-function expressPathVariants(p: string): string[] {
-  const group = /\{([^{}]*)\}/.exec(p);
-  if (group) {
-    const before = p.slice(0, group.index);
-    const after = p.slice(group.index + group[0].length);
-    return [...expressPathVariants(before + after), ...expressPathVariants(before + group[1] + after)];
-  }
-  return [p.replace(/:(\w+)/g, '{$1}').replace(/\*(\w+)/g, '{$1}')];
-}
-
-function joinPaths(prefix: string, p: string): string {
-  const joined = `${prefix}/${p}`.replace(/\/+/g, '/');
-  return joined.length > 1 ? joined.replace(/\/$/, '') : joined;
-}
-
-function pathsOf(raw: unknown): string[] {
-  const list = Array.isArray(raw) ? raw : [raw];
-  return list.flatMap((p) => (typeof p === 'string' ? expressPathVariants(p) : [`<regexp ${String(p)}>`]));
-}
-
-/** Every route an express 5 app registers (routers nested in routers included), HEAD left out. */
-export function registeredRoutes(app: object): RegisteredRoute[] {
-  const router = (app as unknown as { router?: { stack: Layer[] } }).router;
-  const out: RegisteredRoute[] = [];
-  const walk = (stack: Layer[], prefix: string) => {
-    for (const layer of stack) {
-      if (layer.route) {
-        for (const p of pathsOf(layer.route.path)) {
-          for (const [m, on] of Object.entries(layer.route.methods)) {
-            if (!on || m === 'head') continue;
-            out.push({ method: (m === '_all' ? 'all' : m) as HttpMethod, path: joinPaths(prefix, p) });
-          }
-        }
-      } else if (Array.isArray(layer.handle?.stack)) {
-        for (const p of pathsOf(layer.rawPath ?? '/')) walk(layer.handle!.stack!, joinPaths(prefix, p));
-      }
-    }
-  };
-  walk(router?.stack ?? [], '');
-  return out;
-}
-
-/** Path parameter names do not matter when comparing routes with the document. */
-export function routeKey(method: string, path: string): string {
-  return `${method.toUpperCase()} ${path.replace(/\{[^}]+\}/g, '{}')}`;
-}
-
 /** Whether a base URL is a gateway (only a gateway's answers are checked), asked once per URL. */
 const gateways = new Map<string, Promise<boolean>>();
 function isGateway(baseUrl: string): Promise<boolean> {

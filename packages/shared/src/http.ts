@@ -192,8 +192,14 @@ export function jsonBody(limit = '1mb'): RequestHandler {
   };
 }
 
+/** The 404 for a path no route serves (`route_not_found`), the same from the gateway and every service. */
+export function routeNotFound(req: Request): AppError {
+  const p = (req.originalUrl || req.path).split('?')[0];
+  return new AppError(404, 'not_found', `No route for ${req.method} ${p}`, [{ field: '', message: 'Route not found', code: 'route_not_found' }]);
+}
+
 export const notFoundHandler: RequestHandler = (req, _res, next) => {
-  next(new AppError(404, 'not_found', `No route for ${req.method} ${req.path}`, [{ field: '', message: 'Route not found', code: 'route_not_found' }]));
+  next(routeNotFound(req));
 };
 
 interface PgLikeError {

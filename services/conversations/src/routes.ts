@@ -5,9 +5,16 @@ import { labelRoutes } from './labels/routes';
 import { filterRoutes } from './filters/routes';
 import { inboxRoutes } from './inboxes/routes';
 import { searchRoutes } from './conversations/search-routes';
+import { conversationRoutes } from './conversations/routes';
+import { messageRoutes } from './messages/routes';
+import { publicRoutes } from './public/routes';
 
 /**
- * The conversations service's routes declared with the route kit (the API document takes them
- * from here; the older routers' operations are still listed in openapi.ts).
+ * Every public route of the conversations service, declared with the route kit (the API document
+ * takes them from here). Literal paths (`/conversations/filter`, `/search`, `/meta`) come before
+ * `/conversations/{conversation_id}`.
  */
-export const routes = [...inboxRoutes, ...filterRoutes, ...searchRoutes, ...customFilterRoutes, ...labelRoutes, ...cannedResponseRoutes, ...customAttributeRoutes];
+export const routes = [
+  ...inboxRoutes, ...filterRoutes, ...searchRoutes, ...customFilterRoutes, ...labelRoutes, ...cannedResponseRoutes, ...customAttributeRoutes,
+  ...conversationRoutes, ...messageRoutes, ...publicRoutes,
+];

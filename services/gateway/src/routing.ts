@@ -1,5 +1,5 @@
 import type { RequestHandler } from 'express';
-import { NotFoundError, serviceEntry, type ServiceName } from '@parley/shared';
+import { routeNotFound, serviceEntry, type ServiceName } from '@parley/shared';
 import type { GatewayConfig } from './config';
 
 /** A service the gateway proxies to: any in the registry but itself. */
@@ -40,7 +40,7 @@ export function accountRouting(config: GatewayConfig): RequestHandler {
       return next();
     }
     if (GATEWAY_ACCOUNT_ROUTES.test(req.path)) return next();
-    next(new NotFoundError('Route'));
+    next(routeNotFound(req));
   };
 }
 
@@ -51,7 +51,7 @@ const V2_ACCOUNT_ROUTES: Array<[RegExp, Upstream]> = [[/^\/(reports|summary_repo
 export function v2AccountRouting(config: GatewayConfig): RequestHandler {
   return (req, _res, next) => {
     const hit = V2_ACCOUNT_ROUTES.find(([re]) => re.test(req.path));
-    if (!hit) return next(new NotFoundError('Route'));
+    if (!hit) return next(routeNotFound(req));
     req.upstream = baseUrl(config, hit[1]);
     next();
   };
@@ -61,7 +61,7 @@ export function v2AccountRouting(config: GatewayConfig): RequestHandler {
 export function publicRouting(config: GatewayConfig): RequestHandler {
   return (req, _res, next) => {
     const hit = PUBLIC_ROUTES.find(([re]) => re.test(req.path));
-    if (!hit) return next(new NotFoundError('Route'));
+    if (!hit) return next(routeNotFound(req));
     req.upstream = baseUrl(config, hit[1]);
     next();
   };

@@ -76,8 +76,6 @@ export const customAttributesBody = z.object({ custom_attributes: jsonObject });
 /** SPEC op 6: the list replaces the conversation's labels; a missing list clears them (Chatwoot). */
 export const labelsBody = z.object({ labels: z.array(z.string().trim().min(1).max(255)).max(100).optional() });
 
-export const conversationParams = z.object({ conversation_id: z.number().int().positive() });
-export const contactParams = z.object({ contact_id: z.number().int().positive() });
 
 /** `meta.sender`: Chatwoot's contact partial (SPEC). */
 export const contactPartialResponse = z.object({

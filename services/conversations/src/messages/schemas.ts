@@ -53,8 +53,6 @@ export const listMessagesQuery = z.strictObject({
   after: queryInt.optional(),
 });
 
-export const messageIdParams = z.object({ conversation_id: z.number().int().positive(), id: z.number().int().positive() });
-export const attachmentParams = z.object({ conversation_id: z.number().int().positive(), message_id: z.number().int().positive(), id: z.number().int().positive() });
 
 /** The public attachment shape (SPEC), also used by the account API. */
 export const attachmentResponse = z

@@ -47,8 +47,3 @@ export const publicConversationListResponse = z.array(publicConversationResponse
 export const publicCreateConversationBody = z.object({ custom_attributes: jsonObject.optional() });
 export const toggleTypingBody = z.object({ typing_status: z.enum(['on', 'off']) });
 
-export const publicContactParams = z.object({ inbox_identifier: z.string(), contact_identifier: z.string() });
-export const publicConversationParams = publicContactParams.extend({ conversation_id: z.number().int().positive() });
-export const publicMessageParams = publicConversationParams.extend({ id: z.number().int().positive() });
-export const publicAttachmentParams = publicConversationParams.extend({ message_id: z.number().int().positive(), id: z.number().int().positive() });
-export const publicInboxParams = z.object({ inbox_identifier: z.string() });
