@@ -2,7 +2,7 @@ import type { Executor } from '@parley/shared';
 import { asCaller, tapEvents, waitFor, type EventTap } from '@parley/testkit';
 import { PrincipalStore } from '../../../services/gateway/src/auth/principals';
 import { PLATFORM_TOKEN, startStack, type Stack } from '../../support/stack';
-import { seedAccount, type SeededAccount } from '../../support/factories';
+import { seedAccount, seedAccountDirectly, type SeededAccount } from '../../support/factories';
 import { client, expectErrorBody } from '../../support/http';
 import { PNG_1X1, sendForm } from '../../support/contacts';
 
@@ -683,7 +683,7 @@ describe('gateway rate limits', () => {
   afterAll(() => stack?.stop());
 
   it('when a token exceeds its limit, then 429 with Retry-After and the Error body, while another token still passes', async () => {
-    const acc = await seedAccount(stack);
+    const acc = await seedAccountDirectly(stack);
     const statuses: number[] = [];
     let last;
     for (let i = 0; i < 4; i++) {
@@ -697,7 +697,7 @@ describe('gateway rate limits', () => {
   });
 
   it('when a token is limited, then Redis keys its counter by a hash, never the token itself', async () => {
-    const acc = await seedAccount(stack);
+    const acc = await seedAccountDirectly(stack);
     const redis = stack.gateway.deps.redis;
     const before = await redis.keys(`${stack.env.namespace}rl:token*`);
     await call('GET', '/api/v1/profile', { token: acc.admin.token });
@@ -707,7 +707,7 @@ describe('gateway rate limits', () => {
   });
 
   it('when a downstream service is down, then 503 unavailable with the Error body', async () => {
-    const acc = await seedAccount(stack);
+    const acc = await seedAccountDirectly(stack);
     const res = await call('GET', `/api/v1/accounts/${acc.accountId}/conversations`, { token: acc.agent.token });
     expect(res.status).toBe(503);
     expectErrorBody(res.body, 'unavailable');
