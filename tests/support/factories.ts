@@ -64,8 +64,9 @@ export async function seedAccount(stack: Stack, opts: { features?: Record<string
 
 /**
  * The same account written straight into the gateway's identity tables, for the few tests whose
- * point forbids the API calls seeding makes (a gateway with a per-token limit of 3 requests would
- * refuse the Platform token's sixth call). No events: nothing downstream knows of it until it asks.
+ * point forbids the API calls seeding makes: a gateway with a per-token limit of 3 requests would
+ * refuse the Platform token's sixth call, and the audit log tests script an exact history (the
+ * API's seeding adds its own AccountUser entries). No events: nothing downstream knows of it until it asks.
  */
 export async function seedAccountDirectly(stack: Stack, opts: { features?: Record<string, boolean> } = {}): Promise<SeededAccount> {
   const db = new Client({ connectionString: stack.env.db.url });

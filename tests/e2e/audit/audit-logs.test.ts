@@ -1,6 +1,6 @@
 import { inboxFixture, waitFor } from '@parley/testkit';
 import { startStack, type Stack } from '../../support/stack';
-import { seedAccount, type SeededAccount } from '../../support/factories';
+import { seedAccountDirectly as seedAccount, type SeededAccount } from '../../support/factories';
 import { client, expectErrorBody } from '../../support/http';
 import { createBus, envelope, type TestBus } from '../../../services/audit/test/bus';
 

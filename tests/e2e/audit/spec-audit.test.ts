@@ -1,6 +1,6 @@
 import { waitFor } from '@parley/testkit';
 import { startStack, type Stack } from '../../support/stack';
-import { seedAccount, type SeededAccount } from '../../support/factories';
+import { seedAccountDirectly as seedAccount, type SeededAccount } from '../../support/factories';
 import { client, expectErrorBody, type ApiResponse } from '../../support/http';
 import { expectFields, type SpecFieldType } from '../../support/spec-fields';
 import { createBus, envelope, type TestBus } from '../../../services/audit/test/bus';
