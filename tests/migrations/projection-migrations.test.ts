@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
-import { Client } from 'pg';
+import { Client, Pool } from 'pg';
 import { migrateService, ProjectionKit, serviceDatabaseUrl } from '@parley/shared';
 import { dbUrl, infra } from '@parley/testkit';
 
@@ -39,8 +39,8 @@ describe('projection migrations on schemas with rows in the old tables', () => {
     await admin.end();
   });
 
-  /** Migrates `service` up to (not including) `before`, runs `fill` as the service, then migrates the rest; answers the service's client. */
-  async function migrateAround(service: string, before: string, fill: (db: Client) => Promise<void>): Promise<Client> {
+  /** Migrates `service` up to (not including) `before`, runs `fill` as the service, then migrates the rest; answers a pool of the service's role. */
+  async function migrateAround(service: string, before: string, fill: (db: Pool) => Promise<void>): Promise<Pool> {
     const full = path.join(ROOT, 'services', service, 'migrations');
     const partial = fs.mkdtempSync(path.join(os.tmpdir(), `pm-${service}-`));
     dirs.push(partial);
@@ -48,14 +48,13 @@ describe('projection migrations on schemas with rows in the old tables', () => {
     expect(files).toContain(before);
     for (const f of files.filter((x) => x < before)) fs.copyFileSync(path.join(full, f), path.join(partial, f));
     await migrateService({ adminUrl: url, service, rolePassword: ROLE_PASSWORD, migrationsDir: partial });
-    const db = new Client({ connectionString: serviceDatabaseUrl(url, service, ROLE_PASSWORD), options: `-c search_path=${service},public` });
-    await db.connect();
+    const db = new Pool({ connectionString: serviceDatabaseUrl(url, service, ROLE_PASSWORD), options: `-c search_path=${service},public`, max: 1 });
     await fill(db);
     await migrateService({ adminUrl: url, service, rolePassword: ROLE_PASSWORD, migrationsDir: full });
     return db;
   }
 
-  const rowsOf = async (db: Client) =>
+  const rowsOf = async (db: Pool) =>
     (await db.query(`SELECT account_id, kind, id, data, CASE WHEN version_at = '-infinity' THEN '-infinity' ELSE to_char(version_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') END AS v FROM projections ORDER BY kind, account_id, id`)).rows;
   const kit = new ProjectionKit({ log: undefined as never });
 
