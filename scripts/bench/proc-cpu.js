@@ -6,7 +6,17 @@
  *   const a = snapshot(); ...run...; const perProcess = diff(a, snapshot()); // { gateway: ms, postgres: ms, ... }
  *
  * Groups: each service by its `services/<name>/dist/main.js` command line, `postgres`, `rabbitmq`
- * (beam.smp and its helpers), `redis`, and `bench` (this process: the load generator). */
+ * (beam.smp and its helpers), `redis`, `ceiling` (a process whose command line names
+ * `parley-bench-ceiling`: the benchmark's bare servers) and `bench` (this process: the load generator).
+ *
+ * On a machine shared with other stacks (other worktrees' test runs), `configure({ root, database })`
+ * narrows the groups to this stack: services only when their command line is under `root`, and
+ * `postgres` only the backends connected to `database` (counted per process: a backend present at
+ * both snapshots counts its difference, a new one all of its time; one that exits in between loses
+ * its share, which pooled connections rarely do). The whole server, other databases, background
+ * writers and exited backends included, is then the separate group `postgres_server` (never in the
+ * sum of the caller's choosing). RabbitMQ and Redis cannot be split by client: the benchmark gives
+ * its stack private ones (`rabbitmqPgid`, `redis`) unless told not to. */
 const fs = require('node:fs');
 const { execFileSync } = require('node:child_process');
 
@@ -23,7 +33,7 @@ function readStat(pid) {
     // comm may hold spaces and parentheses: split after the last ')'
     const rest = raw.slice(raw.lastIndexOf(')') + 2).split(' ');
     // rest[0] is field 3 (state); utime is field 14, stime 15, cutime 16, cstime 17
-    return { ppid: Number(rest[1]), utime: Number(rest[11]), stime: Number(rest[12]), cutime: Number(rest[13]), cstime: Number(rest[14]) };
+    return { ppid: Number(rest[1]), pgrp: Number(rest[2]), utime: Number(rest[11]), stime: Number(rest[12]), cutime: Number(rest[13]), cstime: Number(rest[14]) };
   } catch {
     return null;
   }
@@ -37,19 +47,34 @@ function cmdline(pid) {
   }
 }
 
+const scope = { root: null, database: null, parentPid: null, rabbitmqPgid: null, redis: null };
+
+/** Narrows the groups to one stack (see the header); `parentPid`: services only if children of it (scripts/start.js). */
+function configure(o = {}) {
+  scope.root = o.root ?? null;
+  scope.database = o.database ?? null;
+  scope.parentPid = o.parentPid ?? null;
+  // Private servers: RabbitMQ by its process group (the Erlang VM's command line names no node),
+  // Redis by the text of its command line (its address).
+  scope.rabbitmqPgid = o.rabbitmqPgid ?? null;
+  scope.redis = o.redis ?? null;
+}
+
 function groupOf(pid, cmd) {
   if (pid === process.pid) return 'bench';
+  if (cmd.includes('parley-bench-ceiling')) return 'ceiling';
   const svc = /services\/([a-z]+)\/dist\/main\.js/.exec(cmd);
-  if (svc) return svc[1];
+  if (svc) return scope.root === null || cmd.includes(`${scope.root}/services/`) ? svc[1] : null;
   if (/^postgres[: ]|\/postgres /.test(cmd) || /^postgres:/.test(cmd)) return 'postgres';
   if (/beam\.smp|erl_child_setup|inet_gethost|epmd/.test(cmd)) return 'rabbitmq';
-  if (/redis-server/.test(cmd)) return 'redis';
+  if (/redis-server/.test(cmd)) return scope.redis === null || cmd.includes(scope.redis) ? 'redis' : null;
   return null;
 }
 
 /** Clock ticks per group right now. Only the postmaster counts its reaped children. */
 function snapshot() {
   const ticks = {};
+  const perPid = {};
   const pids = fs.readdirSync('/proc').filter((d) => /^\d+$/.test(d)).map(Number);
   const pgPids = new Set();
   const stats = new Map();
@@ -59,26 +84,59 @@ function snapshot() {
     if (!group) continue;
     const st = readStat(pid);
     if (!st) continue;
+    if (group === 'rabbitmq' && scope.rabbitmqPgid !== null && st.pgrp !== scope.rabbitmqPgid) continue;
+    if (scope.parentPid !== null && !['postgres', 'rabbitmq', 'redis', 'bench', 'ceiling'].includes(group) && st.ppid !== scope.parentPid) continue;
     stats.set(pid, { group, st });
     if (group === 'postgres') pgPids.add(pid);
   }
-  for (const [, { group, st }] of stats) {
+  // `postgres: <cluster>: <user> <database> <host(port)> <state>` (update_process_title)
+  const ours = scope.database === null ? null : new RegExp(`^postgres: (?:\\S+: )?\\S+ ${scope.database.replace(/[^A-Za-z0-9_]/g, '')} `);
+  for (const [pid, { group, st }] of stats) {
     let t = st.utime + st.stime;
     // the postmaster (a postgres process whose parent is not postgres) inherits its backends' CPU when they exit
     if (group === 'postgres' && !pgPids.has(st.ppid)) t += st.cutime + st.cstime;
+    if (group === 'postgres' && ours !== null) {
+      ticks.postgres_server = (ticks.postgres_server || 0) + t;
+      if (ours.test(cmdline(pid))) perPid[pid] = st.utime + st.stime;
+      continue;
+    }
     ticks[group] = (ticks[group] || 0) + t;
   }
-  return { at: process.hrtime.bigint(), ticks };
+  return { at: process.hrtime.bigint(), ticks, perPid: ours === null ? null : perPid };
 }
 
-/** CPU milliseconds per group between two snapshots (and `total`). */
+/** CPU milliseconds per group between two snapshots (and `total`: every group but `postgres_server`). */
 function diff(a, b) {
   const out = {};
   let total = 0;
   for (const g of new Set([...Object.keys(a.ticks), ...Object.keys(b.ticks)])) {
     const ms = Math.max(0, ((b.ticks[g] || 0) - (a.ticks[g] || 0)) * tickMs);
     out[g] = ms;
-    total += ms;
+    if (g !== 'postgres_server') total += ms;
+  }
+  if (a.perPid && b.perPid) {
+    let t = 0;
+    for (const [pid, v] of Object.entries(b.perPid)) t += Math.max(0, v - (a.perPid[pid] || 0));
+    out.postgres = t * tickMs;
+    total += out.postgres;
+  }
+  out.total = total;
+  return out;
+}
+
+/**
+ * diff() less what the same groups burn when idle (`idlePerSecond`, ms of CPU per second, from a
+ * quiet stretch measured the same way), over `seconds`: timers, pollers, relays and other tenants'
+ * load on the shared servers are not any request's cost. Never below zero.
+ */
+function net(cpuMs, idlePerSecond, seconds) {
+  if (!idlePerSecond) return cpuMs;
+  const out = {};
+  let total = 0;
+  for (const [g, ms] of Object.entries(cpuMs)) {
+    if (g === 'total') continue;
+    out[g] = Math.max(0, ms - (idlePerSecond[g] || 0) * seconds);
+    if (g !== 'postgres_server') total += out[g];
   }
   out.total = total;
   return out;
@@ -91,4 +149,4 @@ function perRequest(cpuMs, requests) {
   return out;
 }
 
-module.exports = { snapshot, diff, perRequest, tickMs };
+module.exports = { configure, snapshot, diff, net, perRequest, tickMs };

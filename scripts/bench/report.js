@@ -1,0 +1,332 @@
+/* What a benchmark run prints and writes: the targets (issue 12) met or not, the ratios to the
+ * ceilings, docs/benchmarks.md (regenerated whole), docs/benchmarks.svg (a chart drawn here, no
+ * charting dependency) and docs/benchmarks.json (the run, for `--compare` next time). */
+const fs = require('node:fs');
+const path = require('node:path');
+
+const docs = path.resolve(__dirname, '..', '..', 'docs');
+const JSON_PATH = path.join(docs, 'benchmarks.json');
+
+/** The targets of issue 12. `cpu`: stack CPU ms per request on the small (300-conversation) account at saturation. */
+const TARGETS = [
+  { id: 'profile', what: 'Profile (`GET /api/v1/profile`)', unit: 'CPU ms/request', max: 0.6, get: (r) => cpuOf(r, 'small', 'sat', 'profile') },
+  { id: 'labels', what: 'Proxied small read (`GET labels`)', unit: 'CPU ms/request', max: 0.9, get: (r) => cpuOf(r, 'small', 'sat', 'labels') },
+  { id: 'list', what: 'Conversation list, page 1 with counts', unit: 'CPU ms/request', max: 3.0, get: (r) => cpuOf(r, 'small', 'sat', 'list') },
+  { id: 'q', what: '`q` search', unit: 'CPU ms/request', max: 3.5, get: (r) => cpuOf(r, 'small', 'sat', 'q') },
+  { id: 'message', what: 'Message create (account API) with its whole event fan-out', unit: 'CPU ms/request', max: 4.0, get: (r) => cpuOf(r, 'small', 'sat', 'message_create') },
+  { id: 'public_message', what: 'Message create (public API) with its whole event fan-out', unit: 'CPU ms/request', max: 4.0, get: (r) => cpuOf(r, 'small', 'sat', 'public_message_create') },
+  { id: 'list_p95', what: 'List p95 at 100k/1M, 100 req/s offered', unit: 'ms', max: 25, get: (r) => latOf(r, 'large', 'rate', 'list', 'p95') },
+  { id: 'q_p95', what: '`q` p95 at 100k/1M, 100 req/s offered', unit: 'ms', max: 50, get: (r) => latOf(r, 'large', 'rate', 'q', 'p95') },
+  { id: 'rule_p99', what: 'Rule effect p99 at 200 messages/s', unit: 'ms', max: 200, get: (r) => (r.rule && !r.rule.error ? r.rule.latency.p99 : null) },
+  { id: 'audit', what: 'Audit ingest', unit: 'entries/s', min: 2000, get: (r) => (r.audit && !r.audit.error ? r.audit.entriesPerSecond : null) },
+  { id: 'rss', what: 'Largest service RSS after the run', unit: 'MB', max: 150, get: (r) => { const all = Object.values(r.rss ?? {}).flat(); return all.length ? Math.max(...all.map((x) => x.rssMb)) : null; } },
+];
+
+const GROUPS = ['gateway', 'conversations', 'contacts', 'automation', 'audit', 'realtime', 'reports', 'helpcenter', 'postgres', 'rabbitmq', 'redis'];
+const COLORS = ['#1f77b4', '#ff7f0e', '#2ca02c', '#d62728', '#9467bd', '#8c564b', '#e377c2', '#7f7f7f', '#17becf', '#bcbd22', '#aec7e8'];
+
+function find(r, dataset, mode, key) {
+  return (r.scenarios ?? []).find((s) => s.dataset === dataset && s.mode === mode && s.key === key && !s.error);
+}
+function cpuOf(r, dataset, mode, key) {
+  return find(r, dataset, mode, key)?.cpuMsPerRequest?.stack ?? null;
+}
+function latOf(r, dataset, mode, key, p) {
+  return find(r, dataset, mode, key)?.latency?.[p] ?? null;
+}
+
+function evaluate(r) {
+  return TARGETS.map((t) => {
+    const value = t.get(r);
+    const met = value === null ? null : t.max !== undefined ? value <= t.max : value >= t.min;
+    return { id: t.id, what: t.what, unit: t.unit, target: t.max !== undefined ? `≤ ${t.max}` : `≥ ${t.min}`, value, met };
+  });
+}
+
+const ratio = (a, b) => (a === null || a === undefined || !b ? null : Math.round((a / b) * 10) / 10);
+
+/** The scenarios judged against their ceilings. */
+function ratios(r) {
+  const c = r.ceilings ?? {};
+  const cpuC = (k) => c[k]?.cpuMsPerRequest?.total ?? null;
+  const rows = [];
+  const add = (what, scenario, ceilingName, ceilingKey) => {
+    if (!scenario || !c[ceilingKey] || c[ceilingKey].error) return;
+    rows.push({ what, ceiling: ceilingName, cpu: ratio(scenario.cpuMsPerRequest?.stack, cpuC(ceilingKey)), rps: ratio(scenario.rps, c[ceilingKey].rps) });
+  };
+  add('GET /healthz (gateway alone)', find(r, 'small', 'sat', 'healthz'), 'bare node:http', 'http');
+  add('GET /api/v1/profile', find(r, 'small', 'sat', 'profile'), 'bare node:http', 'http');
+  add('GET labels (proxied)', find(r, 'small', 'sat', 'labels'), 'bare node:http', 'http');
+  add('List page 1 with counts, 300 conversations', find(r, 'small', 'sat', 'list'), 'its SQL on Postgres', 'listSql');
+  add('`q` search, 300 conversations', find(r, 'small', 'sat', 'q'), 'its SQL on Postgres', 'qSql');
+  add('List page 1 with counts, 100k conversations', find(r, 'large', 'sat', 'list'), 'its SQL on Postgres', 'listSqlLarge');
+  add('`q` search, 100k conversations', find(r, 'large', 'sat', 'q'), 'its SQL on Postgres', 'qSqlLarge');
+  add('Message create (account API), fan-out drained', find(r, 'small', 'sat', 'message_create'), 'one RabbitMQ publish + consume', 'rabbit');
+  return rows;
+}
+
+const fmt = (v, d = 1) => (v === null || v === undefined ? '–' : typeof v === 'number' ? (Number.isInteger(v) && d <= 1 ? String(v) : v.toFixed(d)) : String(v));
+const mark = (met) => (met === null ? 'not measured' : met ? 'met' : '**not met**');
+
+function scenarioTable(r, dataset, mode) {
+  const rows = (r.scenarios ?? []).filter((s) => s.dataset === dataset && s.mode === mode);
+  if (!rows.length) return '';
+  const groups = GROUPS.filter((g) => rows.some((s) => (s.cpuMsPerRequest?.[g] ?? 0) > 0));
+  const head = ['Scenario', 'req/s', 'p50 ms', 'p95 ms', 'p99 ms', 'errors', 'CPU ms/req (stack)', ...groups];
+  const lines = [`| ${head.join(' | ')} |`, `|${head.map((_, i) => (i === 0 ? '---' : '---:')).join('|')}|`];
+  for (const s of rows) {
+    if (s.error && !s.latency) {
+      lines.push(`| ${s.title} | error: ${String(s.error).replace(/\|/g, '/')} |${' |'.repeat(head.length - 2)}`);
+      continue;
+    }
+    const c = s.cpuMsPerRequest ?? {};
+    lines.push(`| ${s.title} | ${fmt(s.rps, 0)} | ${fmt(s.latency.p50)} | ${fmt(s.latency.p95)} | ${fmt(s.latency.p99)} | ${s.errors} | ${fmt(c.stack, 2)} | ${groups.map((g) => fmt(c[g], 2)).join(' | ')} |`);
+  }
+  return lines.join('\n');
+}
+
+function svg(r) {
+  const rows = (r.scenarios ?? []).filter((s) => s.dataset === 'small' && s.mode === 'sat' && !s.error && s.cpuMsPerRequest);
+  const targets = Object.fromEntries(TARGETS.filter((t) => t.unit === 'CPU ms/request').map((t) => [{ profile: 'profile', labels: 'labels', list: 'list', q: 'q', message: 'message_create', public_message: 'public_message_create' }[t.id], t.max]));
+  const left = 330;
+  const width = 960;
+  const barH = 16;
+  const gap = 8;
+  const top = 52;
+  const maxV = Math.max(1, ...rows.map((s) => s.cpuMsPerRequest.stack ?? 0), ...Object.values(targets));
+  const scale = (width - left - 60) / maxV;
+  const height = top + rows.length * (barH + gap) + 70;
+  const esc = (s) => String(s).replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+  const out = [
+    `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}" font-family="sans-serif" font-size="12">`,
+    `<rect width="100%" height="100%" fill="#fff"/>`,
+    `<text x="10" y="20" font-size="15" font-weight="bold">CPU ms per request by process, 300-conversation account, ${r.settings?.connections ?? 16} connections (${esc(r.startedAt?.slice(0, 10) ?? '')})</text>`,
+    `<text x="10" y="38" fill="#555">Stacked: each service, Postgres (this database's backends), RabbitMQ, Redis. Red ticks: the issue's targets.</text>`,
+  ];
+  for (let v = 0; v <= maxV; v += maxV > 8 ? 2 : maxV > 3 ? 1 : 0.5) {
+    const x = left + v * scale;
+    out.push(`<line x1="${x}" y1="${top - 4}" x2="${x}" y2="${top + rows.length * (barH + gap)}" stroke="#eee"/><text x="${x}" y="${top + rows.length * (barH + gap) + 14}" text-anchor="middle" fill="#555">${v}</text>`);
+  }
+  rows.forEach((s, i) => {
+    const y = top + i * (barH + gap);
+    out.push(`<text x="${left - 8}" y="${y + barH - 4}" text-anchor="end">${esc(s.title)}</text>`);
+    let x = left;
+    GROUPS.forEach((g, k) => {
+      const v = s.cpuMsPerRequest[g] ?? 0;
+      if (v <= 0) return;
+      out.push(`<rect x="${x.toFixed(1)}" y="${y}" width="${(v * scale).toFixed(1)}" height="${barH}" fill="${COLORS[k]}"><title>${g}: ${v} ms</title></rect>`);
+      x += v * scale;
+    });
+    out.push(`<text x="${(x + 4).toFixed(1)}" y="${y + barH - 4}" fill="#333">${fmt(s.cpuMsPerRequest.stack, 2)}</text>`);
+    const t = targets[s.key];
+    if (t !== undefined) out.push(`<line x1="${left + t * scale}" y1="${y - 3}" x2="${left + t * scale}" y2="${y + barH + 3}" stroke="#d00" stroke-width="2"/>`);
+  });
+  const ly = top + rows.length * (barH + gap) + 34;
+  GROUPS.forEach((g, k) => {
+    const x = 10 + k * 86;
+    out.push(`<rect x="${x}" y="${ly}" width="12" height="12" fill="${COLORS[k]}"/><text x="${x + 16}" y="${ly + 10}">${g}</text>`);
+  });
+  out.push('</svg>');
+  return `${out.join('\n')}\n`;
+}
+
+function markdown(r, summary) {
+  const m = r.machine ?? {};
+  const ds = r.datasets ?? {};
+  const c = r.ceilings ?? {};
+  const cline = (name, v, unit) =>
+    v && !v.error ? `| ${name} | ${fmt(v.rps, 0)} ${unit}/s | ${fmt(v.cpuMsPerRequest?.total, 3)} | ${v.latency ? fmt(v.latency.p95) : '–'} |` : `| ${name} | ${v?.error ? `error: ${v.error}` : 'not run'} | | |`;
+  const dsLine = (name, d) =>
+    d ? `- **${name}** (database ${d.database}, account ${d.accountId}): ${d.counts.conversations.toLocaleString('en')} conversations, ${d.counts.messages.toLocaleString('en')} messages, ${d.counts.contacts.toLocaleString('en')} contacts, ${d.counts.audit.toLocaleString('en')} audit entries, ${d.counts.users} users, ${d.counts.rules} automation rules${d.generatedNow ? ` (generated in this run in ${fmt(d.seconds)} s)` : ' (reused from an earlier run)'}` : `- **${name}**: not run`;
+  const rule = r.rule;
+  const audit = r.audit;
+  return `# Benchmarks
+
+Speed and memory are measured by a benchmark that prints and writes this page, never by timed tests
+(tests must pass on a slow, noisy machine). **This page is generated by \`pnpm bench\`** (scripts/bench/report.js):
+edit the generator, not the page.
+
+\`\`\`sh
+pnpm install --frozen-lockfile
+pnpm bench                 # builds (pnpm build), starts its own stack on database parley_bench, fills
+                           # or reuses the data sets, measures, rewrites docs/benchmarks.{md,svg,json}
+pnpm bench --compare       # the same, then prints the change against the committed docs/benchmarks.json
+pnpm bench --small-only   # the 300-conversation account only (no large data set)
+BENCH_ONLY='^list' pnpm bench          # some scenarios only (writes nothing)
+\`\`\`
+
+Settings (environment): \`BENCH_SECONDS\` per scenario (${r.settings?.seconds}), \`BENCH_CONNECTIONS\` at saturation
+(${r.settings?.connections}), \`BENCH_RATE\` offered req/s for latency (${r.settings?.rate}), \`BENCH_RULE_RATE\` (${r.settings?.ruleRate}),
+\`BENCH_AUDIT_ENTRIES\` (${r.settings?.auditEntries}), \`BENCH_DATABASE_URL\` (superuser URL of the bench database),
+\`BENCH_PORT_OFFSET\` (first port block tried, 700), \`BENCH_GEN_<SIZE>\` for the data set sizes
+(\`node scripts/bench/generate.js\` runs the generator alone against a running stack). A first run on a
+fresh machine generates the data sets (about three minutes here) and takes about 12 minutes in all; later
+runs reuse them.
+
+## How it measures
+
+- **Data sets**, filled by \`scripts/bench/generate.js\`, one account each, each in a database of its
+  own (\`parley_bench_small\` and \`parley_bench\`) with a stack of its own started on it: *small* (300 conversations,
+  3,000 messages, 150 contacts: the CPU-per-request targets are for this size) and *large* (100,000
+  conversations, 1,000,000 messages, 50,000 contacts, 20 inboxes, 50 agents, 10 teams, 200 labels,
+  50 automation rules, 2,000,000 audit entries: the latency targets are for this size). The account,
+  users, agents, teams, inboxes, inbox members, labels and rules are made through the public API (every
+  service gets its events); the bulk rows go straight into each owning service's schema with
+  server-side multi-row INSERTs, every column the service itself would fill: contacts and contact
+  inboxes; the contact copies the conversations and automation services keep (projection kit rows at
+  the contact's version); conversations with per-account display ids from the account's counter,
+  last activity, waiting, first-reply and seen times, assignees, teams, labels and participants;
+  their messages (incoming, outgoing, activity; trigram-searchable content where \`refund\` hits about
+  5% of the conversations and \`parcel\` 0.2%); the reports service's conversation read model; audit
+  entries with their count and version rows. A filled account is found by name the next time and
+  reused; ANALYZE runs after filling.
+- **Scenarios** go through the gateway with [autocannon](https://github.com/mcollina/autocannon) for
+  \`BENCH_SECONDS\` each: at saturation (\`BENCH_CONNECTIONS\` connections, as fast as it answers) on both
+  data sets, and at a fixed offered rate (\`BENCH_RATE\` req/s) on the large one for latency. Every
+  response time is kept (p50/p95/p99 from all of them).
+- **CPU per request** comes from /proc (scripts/bench/proc-cpu.js): utime + stime of each of this stack's
+  service processes, of the Postgres backends connected to the bench database, of RabbitMQ and Redis,
+  before and after each scenario, less what the same processes burn idle over the same time (measured
+  for 8 s once the data set is in place and the consumers have drained: timers, pollers, relays, other
+  tenants of the shared servers), divided by the requests answered. *stack* is their sum (the load
+  generator is not in it; the raw figures, idle share included, are in benchmarks.json). For writes the closing snapshot waits until every outbox is published and every
+  consumer queue is empty, so the whole event fan-out (realtime, automation, reports, audit, webhooks,
+  projections) is counted. RabbitMQ and Redis are shared with whatever else runs on the machine, so
+  their share is an upper bound; CPU per request is the steady figure on a noisy machine, req/s is not.
+- **Automation rule effect**: a rule (\`message_created\`, content contains \`rule-probe\`, add label
+  \`rule-hit\`) on the large account; messages are posted at \`BENCH_RULE_RATE\`/s, each to its own
+  conversation; the time from the API's answer to the label being in the conversation row (polled every
+  5 ms) is the effect latency.
+- **Audit ingest**: \`BENCH_AUDIT_ENTRIES\` auditable events (\`canned_response.updated\`, which only the
+  audit service consumes) published to the exchange with confirms as the outbox relay publishes them;
+  entries/s is the count of ingested entries over the time from the first publish to the last entry.
+- **Ceilings**, in the same run: a bare \`node:http\` server in its own process; the list request's SQL
+  (page, counts, last message and unread count of the page, built by the service's own query builders)
+  and the same with \`q\`, straight on Postgres with node pg and as many connections as the load; a
+  RabbitMQ publish (persistent, confirms per 200) and consume (prefetch 100, ack) of an envelope-sized
+  message.
+
+## Targets (issue 12)
+
+| Target | Bound | Last run | |
+|---|---|---|---|
+${summary.map((s) => `| ${s.what} | ${s.target} ${s.unit} | ${fmt(s.value, s.unit === 'CPU ms/request' ? 2 : 1)} | ${mark(s.met)} |`).join('\n')}
+
+The CPU targets are stack CPU per request (every process of the stack summed) on the small account at
+saturation; latency targets on the large account at the offered rate.
+
+## Last run
+
+${r.startedAt} on ${m.cpu}, ${m.cores} cores, ${m.memoryGb} GB; Node ${m.node}, PostgreSQL ${m.postgres}, RabbitMQ ${m.rabbitmq ?? 'unknown'}.
+The machine is shared with the stack's Postgres, RabbitMQ and Redis, the load generator and, here, other
+engineers' test runs: req/s and latency are noisy, CPU per request much less so. ${r.durationSeconds ?? '?'} s in all.
+
+${dsLine('small', ds.small)}
+${dsLine('large', ds.large)}
+
+![CPU ms per request by process](benchmarks.svg)
+
+### Small account (300 conversations), saturation (${r.settings?.connections} connections)
+
+${scenarioTable(r, 'small', 'sat')}
+
+### Large account (100k conversations, 1M messages), saturation (${r.settings?.connections} connections)
+
+${scenarioTable(r, 'large', 'sat') || 'Not run.'}
+
+### Large account, ${r.settings?.rate} req/s offered
+
+${scenarioTable(r, 'large', 'rate') || 'Not run.'}
+
+### Automation rule effect and audit ingest (large account)
+
+${rule && !rule.error ? `- Rule effect at ${rule.offeredRate} messages/s offered (${rule.messages} messages): p50 ${fmt(rule.latency.p50)} ms, p95 ${fmt(rule.latency.p95)} ms, p99 ${fmt(rule.latency.p99)} ms, max ${fmt(rule.latency.max)} ms; ${rule.missing} labels never seen, ${rule.failures} posts failed; stack CPU ${fmt(rule.cpuMsPerRequest?.stack, 2)} ms per message.` : `- Rule effect: ${rule?.error ? `error: ${rule.error}` : 'not run'}`}
+${audit && !audit.error ? `- Audit ingest: ${audit.entries.toLocaleString('en')} entries in ${fmt(audit.seconds)} s (published in ${fmt(audit.publishSeconds)} s): **${audit.entriesPerSecond.toLocaleString('en')} entries/s**; stack CPU ${fmt(audit.cpuMsPerRequest?.stack, 3)} ms per entry.` : `- Audit ingest: ${audit?.error ? `error: ${audit.error}` : 'not run'}`}
+
+### Ceilings
+
+| Ceiling | Throughput | CPU ms each | p95 ms |
+|---|---:|---:|---:|
+${cline('Bare node:http server (its process + nothing else)', c.http, 'req')}
+${cline('List SQL on Postgres, 300 conversations (page + counts + page extras)', c.listSql, 'lists')}
+${cline('`q` SQL on Postgres, 300 conversations', c.qSql, 'searches')}
+${cline('List SQL on Postgres, 100k conversations', c.listSqlLarge, 'lists')}
+${cline('`q` SQL on Postgres, 100k conversations', c.qSqlLarge, 'searches')}
+${cline('RabbitMQ publish (confirmed) + consume', c.rabbit, 'messages')}
+
+CPU of a ceiling is everything that moved: its server process, Postgres or RabbitMQ, and the client
+(the benchmark process itself).
+
+| Scenario | Against | CPU ratio | req/s ratio |
+|---|---|---:|---:|
+${ratios(r).map((x) => `| ${x.what} | ${x.ceiling} | ${fmt(x.cpu)}× | ${fmt(x.rps, 2)}× |`).join('\n')}
+
+### Memory after the run (target ≤ 150 MB each)
+
+${Object.entries(r.rss ?? {}).map(([k, rows]) => `- ${k}: ${rows.map((x) => `${x.service} ${x.rssMb} MB`).join(', ')}`).join('\n') || 'not read'}
+
+### Idle CPU of the stack (ms per second; subtracted from every measurement)
+
+${Object.entries(r.idleMsPerSecond ?? {}).map(([k, v]) => `- ${k}: ${Object.entries(v).filter(([g]) => !['total', 'bench'].includes(g)).map(([g, x]) => `${g} ${x}`).join(', ')}`).join('\n') || 'not measured'}
+
+\`postgres\` is this database's backends, \`postgres_server\` the whole server (other databases and
+other engineers' test runs included): only the former is in the sums.
+
+## Other benchmarks
+
+- \`pnpm --filter @parley/realtime bench\` (against a running stack; \`ulimit -n 65536\` first) holds
+  \`BENCH_CABLE_IDLE\` (10,000) subscribed sockets straight to the realtime service and reads its resident
+  memory (target < 1 GB), then posts agent messages at \`BENCH_CABLE_RATE\` (200/s) to an account with
+  \`BENCH_CABLE_SUBSCRIBERS\` (1,000) subscribers and reports the time from each API answer to each
+  socket's frame (target p99 ≤ 100 ms). Not yet run on the shared 2-core machine (it would take it over).
+- Query plans of the conversation list and \`q\` search on 100k conversations are in the conversations
+  section of \`architecture.md\` (\`pnpm --filter @parley/conversations explain\`); the audit log's list
+  timings on 2M entries in its section (\`pnpm --filter @parley/audit bench\`).
+`;
+}
+
+function write(r, summary) {
+  fs.writeFileSync(JSON_PATH, `${JSON.stringify({ ...r, targets: summary }, null, 2)}\n`);
+  fs.writeFileSync(path.join(docs, 'benchmarks.svg'), svg(r));
+  fs.writeFileSync(path.join(docs, 'benchmarks.md'), markdown(r, summary));
+}
+
+function readLast(file = JSON_PATH) {
+  try {
+    return JSON.parse(fs.readFileSync(file, 'utf8'));
+  } catch {
+    return null;
+  }
+}
+
+function printTables(r, summary, log) {
+  log('\n[bench] targets (issue 12)');
+  console.table(summary.map((s) => ({ target: s.what, bound: `${s.target} ${s.unit}`, value: s.value, met: s.met === null ? '-' : s.met ? 'yes' : 'NO' })));
+  log('[bench] ratios to the ceilings');
+  console.table(ratios(r).map((x) => ({ scenario: x.what, against: x.ceiling, 'cpu ×': x.cpu, 'req/s ×': x.rps })));
+
+}
+
+const pct = (a, b) => (a === null || a === undefined || b === null || b === undefined || b === 0 ? '' : `${a > b ? '+' : ''}${Math.round(((a - b) / b) * 100)}%`);
+
+function printCompare(prev, cur, log) {
+  log(`\n[bench] change against the run of ${prev.startedAt}`);
+  const rows = [];
+  for (const s of cur.scenarios ?? []) {
+    const p = (prev.scenarios ?? []).find((x) => x.key === s.key && x.dataset === s.dataset && x.mode === s.mode);
+    if (!p || s.error || p.error) continue;
+    rows.push({
+      scenario: `${s.dataset} ${s.mode} ${s.key}`,
+      'cpu ms/req': `${fmt(p.cpuMsPerRequest?.stack, 2)} -> ${fmt(s.cpuMsPerRequest?.stack, 2)} ${pct(s.cpuMsPerRequest?.stack, p.cpuMsPerRequest?.stack)}`,
+      'req/s': `${fmt(p.rps, 0)} -> ${fmt(s.rps, 0)} ${pct(s.rps, p.rps)}`,
+      'p95 ms': `${fmt(p.latency?.p95)} -> ${fmt(s.latency?.p95)} ${pct(s.latency?.p95, p.latency?.p95)}`,
+    });
+  }
+  console.table(rows);
+  const before = new Map((prev.targets ?? []).map((t) => [t.id, t]));
+  console.table(
+    (cur.targets ?? evaluate(cur)).map((t) => ({ target: t.what, before: before.get(t.id)?.value ?? null, now: t.value, change: pct(t.value, before.get(t.id)?.value), met: t.met === null ? '-' : t.met ? 'yes' : 'NO' })),
+  );
+}
+
+module.exports = { evaluate, write, readLast, printTables, printCompare, markdown, svg, ratios, TARGETS, JSON_PATH };

@@ -1,0 +1,582 @@
+/* The benchmark (issue 12): see scripts/bench.js for how to run it and docs/benchmarks.md for what it measures. */
+const { spawn } = require('node:child_process');
+const { randomUUID } = require('node:crypto');
+const fs = require('node:fs');
+const net = require('node:net');
+const os = require('node:os');
+const path = require('node:path');
+const { Client } = require('pg');
+const cpu = require('./proc-cpu');
+const { runLoad, summarize, setIdle, used: cpuUsed } = require('./load');
+const ceilings = require('./ceilings');
+const { generate, LARGE, SMALL, sizesFromEnv } = require('./generate');
+const report = require('./report');
+const { callApi } = require('../bench-http');
+
+const root = path.resolve(__dirname, '..', '..');
+const env = process.env;
+const SECONDS = Number(env.BENCH_SECONDS || 5);
+const CONNECTIONS = Number(env.BENCH_CONNECTIONS || 16);
+const RATE = Number(env.BENCH_RATE || 100);
+const RULE_RATE = Number(env.BENCH_RULE_RATE || 200);
+const AUDIT_ENTRIES = Number(env.BENCH_AUDIT_ENTRIES || 20_000);
+const PLATFORM = env.PLATFORM_API_TOKEN || 'parley-dev-platform-token-change-me';
+/** The large data set's database; the small one's is the same name with `_small`. */
+const LARGE_URL = env.BENCH_DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/parley_bench';
+const SMALL_URL = (() => {
+  const u = new URL(LARGE_URL);
+  u.pathname = `${u.pathname}_small`;
+  return u.toString();
+})();
+let AMQP_URL = env.AMQP_URL || 'amqp://guest:guest@127.0.0.1:5672';
+let REDIS_URL = env.REDIS_URL || 'redis://127.0.0.1:6379';
+/** Text of the private servers' command lines, for proc-cpu (null: the shared servers, not split). */
+const privateMatch = { rabbitmqPgid: null, redis: null };
+const NAMESPACE = env.BENCH_NAMESPACE || 'bench.';
+
+const log = (line) => process.stdout.write(`${line}\n`);
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+function portFree(port) {
+  return new Promise((resolve) => {
+    const s = net.createServer();
+    s.once('error', () => resolve(false));
+    s.listen(port, '0.0.0.0', () => s.close(() => resolve(true)));
+  });
+}
+
+async function ensureDatabase(databaseUrl) {
+  const DB_NAME = new URL(databaseUrl).pathname.slice(1);
+  const u = new URL(databaseUrl);
+  u.pathname = '/postgres';
+  const c = new Client({ connectionString: u.toString() });
+  await c.connect();
+  try {
+    const { rows } = await c.query('SELECT 1 FROM pg_database WHERE datname = $1', [DB_NAME]);
+    if (rows.length === 0) {
+      await c.query(`CREATE DATABASE ${DB_NAME.replace(/[^A-Za-z0-9_]/g, '')}`);
+      log(`[bench] created database ${DB_NAME}`);
+    }
+  } finally {
+    await c.end();
+  }
+}
+
+/** Starts scripts/start.js on the first free block of ports from PORT_OFFSET 700 (other stacks on this machine keep theirs). */
+async function startStack(databaseUrl) {
+  let offset = Number(env.BENCH_PORT_OFFSET || 700);
+  for (;; offset += 100) {
+    const ports = [...Array.from({ length: 8 }, (_, i) => 3000 + offset + i), ...Array.from({ length: 8 }, (_, i) => 9464 + offset + i)];
+    if ((await Promise.all(ports.map(portFree))).every(Boolean)) break;
+    if (offset > 5000) throw new Error('no free block of ports for the stack');
+  }
+  const base = `http://127.0.0.1:${3000 + offset}`;
+  log(`[bench] starting the stack on ${base} against ${databaseUrl} (namespace ${NAMESPACE})`);
+  const child = spawn(process.execPath, [path.join(root, 'scripts', 'start.js')], {
+    cwd: root,
+    env: {
+      ...env,
+      DATABASE_URL: databaseUrl,
+      AMQP_URL,
+      REDIS_URL,
+      NAMESPACE,
+      PORT_OFFSET: String(offset),
+      LOG_LEVEL: 'warn',
+      PLATFORM_API_TOKEN: PLATFORM,
+      // Out of the way: the benchmark is one client sending thousands of requests a second.
+      RATE_LIMIT_PER_IP: '1000000000',
+      RATE_LIMIT_PER_TOKEN: '1000000000',
+    },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+  let exited = null;
+  child.on('exit', (code, signal) => (exited = signal || code));
+  // Whatever ends this process ends the stack too (start.js stops its services on SIGTERM).
+  process.on('exit', () => exited === null && child.kill('SIGTERM'));
+  for (const sig of ['SIGINT', 'SIGTERM']) process.once(sig, () => process.exit(130));
+  for (let i = 0; i < 360; i++) {
+    if (exited !== null) throw new Error(`the stack exited (${exited}) before it was ready`);
+    const ok = await fetch(`${base}/readyz`).then((r) => r.ok).catch(() => false);
+    if (ok) {
+      const stop = async () => {
+        if (exited !== null) return;
+        child.kill('SIGTERM');
+        for (let k = 0; k < 100 && exited === null; k++) await sleep(200);
+      };
+      return { base, child, alive: () => exited === null, stop };
+    }
+    await sleep(500);
+  }
+  child.kill('SIGTERM');
+  throw new Error('the stack did not become ready in 3 minutes');
+}
+
+/** Consumers done: no outbox row unpublished and every consumer queue empty, three times in a row. */
+async function makeDrain(db) {
+  const amqp = ceilings.fromShared('amqplib');
+  const { SERVICE_REGISTRY } = require('@parley/shared');
+  const queues = SERVICE_REGISTRY.flatMap((s) => s.queues).map((q) => `${NAMESPACE}${q}`);
+  const { rows } = await db.query(`SELECT table_schema FROM information_schema.tables WHERE table_name = 'outbox'`);
+  const outboxes = rows.map((r) => r.table_schema);
+  const conn = await amqp.connect(AMQP_URL);
+  conn.on('error', () => undefined);
+  // checkQueue of a missing queue closes the channel: one channel per check.
+  const depth = async (q) => {
+    const ch = await conn.createChannel();
+    ch.on('error', () => undefined);
+    try {
+      return (await ch.checkQueue(q)).messageCount;
+    } catch {
+      return 0;
+    } finally {
+      await ch.close().catch(() => undefined);
+    }
+  };
+  const pending = async () => {
+    let n = 0;
+    for (const s of outboxes) n += Number((await db.query(`SELECT count(*) AS n FROM ${s}.outbox WHERE published_at IS NULL`)).rows[0].n);
+    for (const q of queues) n += await depth(q);
+    return n;
+  };
+  const drain = async (timeoutMs = 120_000) => {
+    const deadline = Date.now() + timeoutMs;
+    let quiet = 0;
+    while (quiet < 3) {
+      quiet = (await pending()) === 0 ? quiet + 1 : 0;
+      if (Date.now() > deadline) return false;
+      await sleep(150);
+    }
+    return true;
+  };
+  return { drain, close: () => conn.close().catch(() => undefined) };
+}
+
+/** Conversations of the account the writes spread over (open ones, with what the public API needs to reach them). */
+async function writeTargets(db, d, n = 200) {
+  const { rows } = await db.query(
+    `SELECT display_id, contact_inbox_source_id AS source_id, inbox_id FROM conversations.conversations
+      WHERE account_id = $1 AND status = 'open' ORDER BY id DESC LIMIT $2`,
+    [d.accountId, n],
+  );
+  const ident = new Map(d.inboxes.map((i) => [i.id, i.identifier]));
+  return rows.map((r) => ({ ...r, identifier: ident.get(r.inbox_id) }));
+}
+
+function roundRobin(items) {
+  let i = 0;
+  return () => items[i++ % items.length];
+}
+
+/** The scenarios of one data set: [key, title, kind, requests]. */
+function scenarios(d, targets) {
+  const H = { api_access_token: d.token, 'content-type': 'application/json' };
+  const A = `/api/v1/accounts/${d.accountId}`;
+  const get = (p, headers = H) => [{ method: 'GET', path: p, headers }];
+  const open = Math.floor((d.counts.conversations * 6) / 20);
+  const deep = Math.max(2, Math.min(400, Math.floor(open / 25)));
+  const pc = d.publicConversation;
+  const nextAgent = roundRobin(targets);
+  const nextPublic = roundRobin(targets.filter((t) => t.identifier));
+  let n = 0;
+  return [
+    ['healthz', 'GET /healthz (the gateway alone)', 'read', get('/healthz', {})],
+    ['profile', 'GET /api/v1/profile', 'read', get('/api/v1/profile')],
+    ['labels', 'GET labels (a proxied small read)', 'read', get(`${A}/labels`)],
+    ['list', 'GET conversations (page 1 with counts)', 'read', get(`${A}/conversations`)],
+    ['list_status', 'GET conversations?status=resolved', 'read', get(`${A}/conversations?status=resolved`)],
+    ['list_assignee', 'GET conversations?assignee_type=me', 'read', get(`${A}/conversations?assignee_type=me`)],
+    ['list_inbox', 'GET conversations?inbox_id=<one of the inboxes>', 'read', get(`${A}/conversations?inbox_id=${d.inboxes[1]?.id ?? d.inboxes[0]?.id}`)],
+    ['list_labels', 'GET conversations?labels=vip', 'read', get(`${A}/conversations?labels=${encodeURIComponent(d.labels[0] ?? 'vip')}`)],
+    ['list_team', 'GET conversations?team_id=<a team>', 'read', get(`${A}/conversations?team_id=${d.teams[0] ?? 1}`)],
+    ['list_deep', `GET conversations?page=${deep} (a deep page)`, 'read', get(`${A}/conversations?page=${deep}`)],
+    ['q', 'GET conversations?q=refund (search)', 'read', get(`${A}/conversations?q=refund`)],
+    ...['name', 'email', 'phone_number', '-last_activity_at', 'created_at'].map((s) => [`contacts_${s.replace('-', '')}`, `GET contacts?sort=${s}`, 'read', get(`${A}/contacts?sort=${s}`)]),
+    ...(pc
+      ? [['public_read', 'GET public conversation', 'read', get(`/public/api/v1/inboxes/${pc.identifier}/contacts/${pc.source_id}/conversations/${pc.display_id}`, {})]]
+      : []),
+    [
+      'message_create',
+      'POST message (account API, with its event fan-out)',
+      'write',
+      [{ method: 'POST', path: `${A}/conversations/0/messages`, headers: H, setupRequest: (req) => ({ ...req, path: `${A}/conversations/${nextAgent().display_id}/messages`, body: JSON.stringify({ content: `On it! (${++n})`, message_type: 'outgoing' }) }) }],
+    ],
+    [
+      'public_message_create',
+      'POST message (public API, with its event fan-out)',
+      'write',
+      [
+        {
+          method: 'POST',
+          path: '/',
+          headers: { 'content-type': 'application/json' },
+          setupRequest: (req) => {
+            const t = nextPublic();
+            return { ...req, path: `/public/api/v1/inboxes/${t.identifier}/contacts/${t.source_id}/conversations/${t.display_id}/messages`, body: JSON.stringify({ content: `Any news? (${++n})` }) };
+          },
+        },
+      ],
+    ],
+  ];
+}
+
+const top = (per) =>
+  Object.entries(per)
+    .filter(([g]) => !['total', 'stack', 'bench', 'postgres_server', 'ceiling'].includes(g))
+    .sort((a, b) => b[1] - a[1])
+    .slice(0, 3)
+    .map(([g, v]) => `${g} ${v}`)
+    .join(', ');
+
+const stackCpu = (per) => {
+  if (!per) return null;
+  const out = { ...per };
+  out.stack = Math.round(((per.total ?? 0) - (per.bench ?? 0) - (per.ceiling ?? 0)) * 100) / 100;
+  return out;
+};
+
+async function runScenarios(ctx, d, label, modes) {
+  const targets = await writeTargets(ctx.db, d);
+  const list = scenarios(d, targets).filter(([key]) => !ctx.only || ctx.only.test(key));
+  const out = [];
+  for (const [key, title, kind, requests] of list) {
+    for (const mode of modes) {
+      if (!ctx.stack.alive()) {
+        out.push({ key, title, kind, mode, dataset: label, error: 'the stack is down' });
+        continue;
+      }
+      const r = await runLoad(ctx.base, {
+        seconds: SECONDS,
+        connections: mode === 'rate' ? Math.min(CONNECTIONS, 16) : CONNECTIONS,
+        rate: mode === 'rate' ? RATE : undefined,
+        requests,
+        afterLoad: kind === 'write' ? () => ctx.drain() : undefined,
+      });
+      const row = { key, title, kind, mode, dataset: label, ...r, cpuMsPerRequest: stackCpu(r.cpuMsPerRequest) };
+      if (!r.error && r.ok === 0) row.error = `no 2xx answer (${JSON.stringify(r.statusCodes)})`;
+      out.push(row);
+      log(
+        `  ${label.padEnd(5)} ${mode.padEnd(4)} ${key.padEnd(22)} ${row.error ? `ERROR ${row.error}` : `${String(r.rps).padStart(7)} req/s  p50 ${r.latency.p50}  p95 ${r.latency.p95}  p99 ${r.latency.p99} ms  cpu ${row.cpuMsPerRequest.stack} ms/req (${top(row.cpuMsPerRequest)})${r.errors ? `  (${r.errors} errors)` : ''}`}`,
+      );
+      // Let the stack settle between scenarios (consumers, GC).
+      if (kind === 'read') await sleep(300);
+    }
+  }
+  return out;
+}
+
+/** Posts `message_created` messages at a fixed rate, each to its own conversation, with a rule adding a label; time from the API's answer to the label being in the conversation. */
+async function ruleLatency(ctx, d) {
+  const A = `/api/v1/accounts/${d.accountId}`;
+  const call = (m, p, b) => callApi(ctx.base, m, p, d.token, b);
+  const labels = await call('GET', `${A}/labels`);
+  if (!labels.payload.some((l) => l.title === 'rule-hit')) await call('POST', `${A}/labels`, { title: 'rule-hit', description: 'added by the benchmark rule' });
+  const rules = await call('GET', `${A}/automation_rules`);
+  const list = rules.payload ?? rules;
+  if (!list.some((r) => r.name === 'Benchmark probe')) {
+    await call('POST', `${A}/automation_rules`, {
+      name: 'Benchmark probe',
+      description: 'issue 12: effect latency',
+      event_name: 'message_created',
+      active: true,
+      conditions: [{ attribute_key: 'content', filter_operator: 'contains', values: ['rule-probe'], query_operator: null }],
+      actions: [{ action_name: 'add_label', action_params: ['rule-hit'] }],
+    });
+    await sleep(1000);
+  }
+  const total = RULE_RATE * SECONDS;
+  const { rows } = await ctx.db.query(
+    `SELECT display_id FROM conversations.conversations WHERE account_id = $1 AND status = 'open' AND NOT labels @> ARRAY['rule-hit'] ORDER BY id LIMIT $2`,
+    [d.accountId, total],
+  );
+  if (rows.length < total) return { error: `only ${rows.length} conversations without the label left` };
+  const answered = new Map();
+  const seen = new Map();
+  const before = cpu.snapshot();
+  let failures = 0;
+  let polling = true;
+  let lastAnswer = performance.now();
+  const poller = (async () => {
+    while (polling || seen.size < answered.size) {
+      const pending = [...answered.keys()].filter((k) => !seen.has(k));
+      if (pending.length) {
+        const { rows: hit } = await ctx.db.query(
+          `SELECT display_id FROM conversations.conversations WHERE account_id = $1 AND display_id = ANY($2::int[]) AND labels @> ARRAY['rule-hit']`,
+          [d.accountId, pending],
+        );
+        const now = performance.now();
+        for (const h of hit) seen.set(h.display_id, now);
+      }
+      await sleep(5);
+      if (!polling && performance.now() - lastAnswer > 30_000) break;
+    }
+  })();
+  const t0 = performance.now();
+  const sends = [];
+  for (let i = 0; i < total; i++) {
+    const due = t0 + (i * 1000) / RULE_RATE;
+    const wait = due - performance.now();
+    if (wait > 1) await sleep(wait);
+    const id = rows[i].display_id;
+    sends.push(
+      fetch(`${ctx.base}${A}/conversations/${id}/messages`, {
+        method: 'POST',
+        headers: { api_access_token: d.token, 'content-type': 'application/json' },
+        body: JSON.stringify({ content: `rule-probe ${i}: please tag this`, message_type: 'incoming' }),
+      })
+        .then(async (res) => {
+          await res.arrayBuffer();
+          if (!res.ok) failures++;
+          else {
+            lastAnswer = performance.now();
+            answered.set(id, lastAnswer);
+          }
+        })
+        .catch(() => failures++),
+    );
+  }
+  const offered = total / ((performance.now() - t0) / 1000);
+  await Promise.all(sends);
+  polling = false;
+  await poller;
+  await ctx.drain();
+  const used = cpuUsed(before, cpu.snapshot()).net;
+  const lat = [...answered].filter(([k]) => seen.has(k)).map(([k, at]) => Math.max(0, seen.get(k) - at));
+  return {
+    messages: total,
+    offeredRate: Math.round(offered),
+    failures,
+    missing: answered.size - lat.length,
+    latency: summarize(lat),
+    cpuMsPerRequest: stackCpu(cpu.perRequest(used, answered.size)),
+  };
+}
+
+/** Publishes auditable events (canned_response.updated: only the audit service consumes them) as the relay would, and times the audit service's ingest. */
+async function auditIngest(ctx, d) {
+  const amqp = ceilings.fromShared('amqplib');
+  const count = async () => Number((await ctx.db.query('SELECT coalesce(max(entries), 0) AS n FROM audit.audit_log_counts WHERE account_id = $1', [d.accountId])).rows[0].n);
+  const start = await count();
+  const conn = await amqp.connect(AMQP_URL);
+  try {
+    const ch = await conn.createConfirmChannel();
+    const exchange = `${NAMESPACE}domain.events`;
+    const before = cpu.snapshot();
+    const t0 = performance.now();
+    for (let i = 0; i < AUDIT_ENTRIES; i++) {
+      const id = 3_000_000 + (i % 1000);
+      const env = {
+        id: randomUUID(),
+        type: 'canned_response.updated',
+        version: 1,
+        occurred_at: new Date().toISOString(),
+        account_id: d.accountId,
+        actor: { type: 'user', id: d.adminId, name: 'Bench Admin', email: null },
+        request_id: randomUUID(),
+        causation_id: null,
+        data: { id, account_id: d.accountId, short_code: `reply-${id}`, content: `Reply ${id}, version ${i}` },
+        changes: { content: [`Reply ${id}, version ${i - 1}`, `Reply ${id}, version ${i}`] },
+        meta: { ip: '203.0.113.9' },
+      };
+      ch.publish(exchange, env.type, Buffer.from(JSON.stringify(env)), { persistent: true, contentType: 'application/json', messageId: env.id, type: env.type });
+      if (i % 200 === 199) await ch.waitForConfirms();
+    }
+    await ch.waitForConfirms();
+    const published = performance.now();
+    let n = start;
+    const deadline = Date.now() + 180_000;
+    while (n < start + AUDIT_ENTRIES && Date.now() < deadline) {
+      await sleep(100);
+      n = await count();
+    }
+    const done = performance.now();
+    const used = cpuUsed(before, cpu.snapshot()).net;
+    const ingested = n - start;
+    return {
+      entries: ingested,
+      published: AUDIT_ENTRIES,
+      publishSeconds: Math.round((published - t0) / 100) / 10,
+      seconds: Math.round((done - t0) / 100) / 10,
+      entriesPerSecond: Math.round(ingested / ((done - t0) / 1000)),
+      cpuMsPerRequest: stackCpu(cpu.perRequest(used, ingested)),
+    };
+  } finally {
+    await conn.close().catch(() => undefined);
+  }
+}
+
+function rssOfServices(parentPid) {
+  const rows = [];
+  for (const pid of fs.readdirSync('/proc').filter((p) => /^\d+$/.test(p))) {
+    try {
+      const cmd = fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').replace(/\0/g, ' ');
+      const m = new RegExp(`${root.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}/services/([a-z]+)/dist/main\\.js`).exec(cmd);
+      if (!m) continue;
+      if (Number(fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ')[1]) !== parentPid) continue;
+      const kb = Number(/VmRSS:\s+(\d+)/.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'))[1]);
+      rows.push({ service: m[1], rssMb: Math.round(kb / 1024) });
+    } catch {
+      /* gone */
+    }
+  }
+  return rows.sort((a, b) => a.service.localeCompare(b.service));
+}
+
+async function versions(db) {
+  const { rows } = await db.query('SHOW server_version');
+  let rabbit = null;
+  try {
+    const amqp = ceilings.fromShared('amqplib');
+    const c = await amqp.connect(AMQP_URL);
+    rabbit = c.connection?.serverProperties?.version ?? null;
+    await c.close();
+  } catch {
+    /* unknown */
+  }
+  return { node: process.version, postgres: rows[0].server_version, rabbitmq: rabbit };
+}
+
+async function safe(what, fn) {
+  try {
+    return await fn();
+  } catch (err) {
+    log(`  ${what}: ERROR ${err.message}`);
+    return { error: err.message };
+  }
+}
+
+/** One data set in a database of its own: its stack, its account, the idle baseline, then `measure(ctx, d)`. */
+async function phase(label, databaseUrl, sizes, result, measure) {
+  const dbName = new URL(databaseUrl).pathname.slice(1);
+  await ensureDatabase(databaseUrl);
+  const stack = await startStack(databaseUrl);
+  cpu.configure({ root, database: dbName, parentPid: stack.child.pid, ...privateMatch });
+  const db = new Client({ connectionString: databaseUrl });
+  await db.connect();
+  const { drain, close } = await makeDrain(db);
+  const ctx = { base: stack.base, db, drain, stack, only: result.only };
+  try {
+    const d = await generate({ base: stack.base, databaseUrl, platformToken: PLATFORM, label, sizes, log: (l) => log(`  ${l}`) });
+    result.datasets[label] = { database: dbName, accountId: d.accountId, counts: d.counts, generatedNow: d.generatedNow, seconds: d.seconds };
+    if (!result.machine.postgres) Object.assign(result.machine, await versions(db));
+    log(`[bench] ${label}: waiting for the consumers to drain`);
+    await drain(300_000);
+    // What the stack burns doing nothing (timers, pollers, relays; other tenants of the shared
+    // servers): measured once per stack, subtracted from every measurement's window.
+    const idleBefore = cpu.snapshot();
+    await sleep(Number(env.BENCH_IDLE_SECONDS || 8) * 1000);
+    const idleAfter = cpu.snapshot();
+    const idleSeconds = Number(idleAfter.at - idleBefore.at) / 1e9;
+    const idleMs = cpu.diff(idleBefore, idleAfter);
+    result.idleMsPerSecond[label] = Object.fromEntries(Object.entries(idleMs).map(([g, ms]) => [g, Math.round((ms / idleSeconds) * 10) / 10]));
+    setIdle(Object.fromEntries(Object.entries(idleMs).map(([g, ms]) => [g, ms / idleSeconds])));
+    log(`[bench] ${label}: idle CPU, ms per second: ${Object.entries(result.idleMsPerSecond[label]).map(([g, v]) => `${g} ${v}`).join(', ')}`);
+    await measure(ctx, d);
+    await drain(60_000);
+    result.rss[label] = rssOfServices(stack.child.pid);
+    log(`[bench] ${label}: RSS after the run: ${result.rss[label].map((x) => `${x.service} ${x.rssMb} MB`).join(', ')}`);
+  } finally {
+    await close();
+    await db.end().catch(() => undefined);
+    await stack.stop();
+  }
+}
+
+async function main(argv) {
+  const args = new Set(argv);
+  const only = env.BENCH_ONLY ? new RegExp(env.BENCH_ONLY) : null;
+  const started = new Date();
+  const t0 = Date.now();
+  const previous = report.readLast();
+  for (const s of fs.readdirSync(path.join(root, 'services'))) {
+    if (!fs.existsSync(path.join(root, 'services', s, 'dist', 'main.js'))) throw new Error(`services/${s} is not built: run \`pnpm build\` first (\`pnpm bench\` does)`);
+  }
+  const result = {
+    startedAt: started.toISOString(),
+    settings: { seconds: SECONDS, connections: CONNECTIONS, rate: RATE, ruleRate: RULE_RATE, auditEntries: AUDIT_ENTRIES },
+    machine: { cpu: os.cpus()[0]?.model ?? 'unknown', cores: os.cpus().length, memoryGb: Math.round(os.totalmem() / 2 ** 30) },
+    datasets: {},
+    idleMsPerSecond: {},
+    ceilings: {},
+    scenarios: [],
+    rss: {},
+    only,
+  };
+  // RabbitMQ and Redis of its own (packages/testkit's private servers), so their CPU is this stack's
+  // alone on a shared machine; BENCH_SHARED_SERVERS=1 uses AMQP_URL/REDIS_URL (the shared ones) instead.
+  const privateServers = [];
+  if (env.BENCH_SHARED_SERVERS !== '1') {
+    const { PrivateRabbit, PrivateRedis } = require('@parley/testkit');
+    log('[bench] starting a private RabbitMQ and Redis');
+    const [mq, redis] = await Promise.all([PrivateRabbit.start(), PrivateRedis.start()]);
+    privateServers.push(mq, redis);
+    // If this process dies first, take them along (RabbitMQ runs in a process group of its own).
+    process.on('exit', () => {
+      for (const [s, group] of [[mq, true], [redis, false]]) {
+        const pid = s.proc?.pid; // testkit keeps the child in `proc`
+        if (!pid) continue;
+        try {
+          process.kill(group ? -pid : pid, 'SIGTERM');
+        } catch {
+          /* gone */
+        }
+      }
+    });
+    AMQP_URL = mq.url;
+    REDIS_URL = redis.url;
+    privateMatch.rabbitmqPgid = mq.proc.pid;
+    privateMatch.redis = `:${redis.port}`;
+    result.servers = 'private RabbitMQ and Redis';
+  } else result.servers = 'shared RabbitMQ and Redis';
+  const c = result.ceilings;
+  const ceiling = async (key, fn) => {
+    c[key] = await safe(key, fn);
+    const v = c[key];
+    log(`  ceiling ${key.padEnd(13)} ${v.error ? `ERROR ${v.error}` : `${v.rps} /s  cpu ${v.cpuMsPerRequest?.total} ms each${v.latency ? `  p95 ${v.latency.p95} ms` : ''}`}`);
+  };
+  // The CPU targets: a 300-conversation account in a database of its own (an install of that size).
+  await safe('small data set', () =>
+    phase('small', SMALL_URL, sizesFromEnv(SMALL), result, async (ctx, d) => {
+      log('[bench] small: ceilings');
+      await ceiling('http', () => ceilings.bareHttp({ seconds: SECONDS, connections: CONNECTIONS }));
+      await ceiling('listSql', () => ceilings.listSql({ seconds: SECONDS, connections: CONNECTIONS, databaseUrl: SMALL_URL, accountId: d.accountId, userId: d.adminId }));
+      await ceiling('qSql', () => ceilings.listSql({ seconds: SECONDS, connections: CONNECTIONS, databaseUrl: SMALL_URL, accountId: d.accountId, userId: d.adminId, q: 'refund' }));
+      await ceiling('rabbit', () => ceilings.rabbit({ seconds: SECONDS, amqpUrl: AMQP_URL }));
+      log(`[bench] small: scenarios, ${SECONDS} s each at ${CONNECTIONS} connections`);
+      result.scenarios.push(...(await runScenarios(ctx, d, 'small', ['sat'])));
+    }),
+  );
+  // The latency targets: 100k conversations, 1M messages.
+  if (!args.has('--small-only')) {
+    await safe('large data set', () =>
+      phase('large', LARGE_URL, sizesFromEnv(LARGE), result, async (ctx, d) => {
+        log('[bench] large: ceilings');
+        await ceiling('listSqlLarge', () => ceilings.listSql({ seconds: SECONDS, connections: CONNECTIONS, databaseUrl: LARGE_URL, accountId: d.accountId, userId: d.adminId }));
+        await ceiling('qSqlLarge', () => ceilings.listSql({ seconds: SECONDS, connections: CONNECTIONS, databaseUrl: LARGE_URL, accountId: d.accountId, userId: d.adminId, q: 'refund' }));
+        log(`[bench] large: scenarios, ${SECONDS} s each at ${CONNECTIONS} connections, then at ${RATE} req/s offered`);
+        result.scenarios.push(...(await runScenarios(ctx, d, 'large', ['sat', 'rate'])));
+        if (!only || only.test('rule')) {
+          log(`[bench] large: automation rule effect at ${RULE_RATE} messages/s`);
+          result.rule = await safe('rule latency', () => ruleLatency(ctx, d));
+          if (!result.rule.error) log(`  offered ${result.rule.offeredRate}/s: p50 ${result.rule.latency.p50} ms, p95 ${result.rule.latency.p95} ms, p99 ${result.rule.latency.p99} ms (${result.rule.missing} never seen, ${result.rule.failures} failed)`);
+        }
+        if (!only || only.test('audit')) {
+          log(`[bench] large: audit ingest of ${AUDIT_ENTRIES} events`);
+          result.audit = await safe('audit ingest', () => auditIngest(ctx, d));
+          if (!result.audit.error) log(`  ${result.audit.entries} entries in ${result.audit.seconds} s: ${result.audit.entriesPerSecond} entries/s`);
+        }
+      }),
+    );
+  }
+  for (const s of privateServers) await s.stop().catch(() => undefined);
+  result.durationSeconds = Math.round((Date.now() - t0) / 1000);
+  delete result.only;
+  const summary = report.evaluate(result);
+  report.printTables(result, summary, log);
+  if (args.has('--compare') && previous) report.printCompare(previous, { ...result, targets: summary }, log);
+  if (!args.has('--no-write') && !only) {
+    report.write(result, summary);
+    log(`[bench] wrote docs/benchmarks.md, docs/benchmarks.svg and docs/benchmarks.json (${result.durationSeconds} s in all)`);
+  }
+}
+
+module.exports = { main };
