@@ -165,6 +165,9 @@ runs reuse them.
 
 ## How it measures
 
+- **Private RabbitMQ and Redis**: the run starts its own (packages/testkit's private servers) for
+  its stacks, so their CPU is this stack's alone on a shared machine (\`BENCH_SHARED_SERVERS=1\` uses
+  \`AMQP_URL\`/\`REDIS_URL\` instead); Postgres is the shared server, counted by this database's backends.
 - **Data sets**, filled by \`scripts/bench/generate.js\`, one account each, each in a database of its
   own (\`parley_bench_small\` and \`parley_bench\`) with a stack of its own started on it: *small* (300 conversations,
   3,000 messages, 150 contacts: the CPU-per-request targets are for this size) and *large* (100,000
@@ -199,7 +202,8 @@ runs reuse them.
   5 ms) is the effect latency.
 - **Audit ingest**: \`BENCH_AUDIT_ENTRIES\` auditable events (\`canned_response.updated\`, which only the
   audit service consumes) published to the exchange with confirms as the outbox relay publishes them;
-  entries/s is the count of ingested entries over the time from the first publish to the last entry.
+  entries/s is the rate at which the audit service drains what is still queued when publishing ends
+  (or, if it kept pace, the count over the time from the first publish to the last entry).
 - **Ceilings**, in the same run: a bare \`node:http\` server in its own process; the list request's SQL
   (page, counts, last message and unread count of the page, built by the service's own query builders)
   and the same with \`q\`, straight on Postgres with node pg and as many connections as the load; a
@@ -236,12 +240,16 @@ ${scenarioTable(r, 'large', 'sat') || 'Not run.'}
 
 ### Large account, ${r.settings?.rate} req/s offered
 
+Where req/s is below the offered rate the stack could not keep up at this rate: autocannon's
+connections wait for their answers, so the latency is the service time of what was sent, without the
+queueing the unsent requests would have seen.
+
 ${scenarioTable(r, 'large', 'rate') || 'Not run.'}
 
 ### Automation rule effect and audit ingest (large account)
 
-${rule && !rule.error ? `- Rule effect at ${rule.offeredRate} messages/s offered (${rule.messages} messages): p50 ${fmt(rule.latency.p50)} ms, p95 ${fmt(rule.latency.p95)} ms, p99 ${fmt(rule.latency.p99)} ms, max ${fmt(rule.latency.max)} ms; ${rule.missing} labels never seen, ${rule.failures} posts failed; stack CPU ${fmt(rule.cpuMsPerRequest?.stack, 2)} ms per message.` : `- Rule effect: ${rule?.error ? `error: ${rule.error}` : 'not run'}`}
-${audit && !audit.error ? `- Audit ingest: ${audit.entries.toLocaleString('en')} entries in ${fmt(audit.seconds)} s (published in ${fmt(audit.publishSeconds)} s): **${audit.entriesPerSecond.toLocaleString('en')} entries/s**; stack CPU ${fmt(audit.cpuMsPerRequest?.stack, 3)} ms per entry.` : `- Audit ingest: ${audit?.error ? `error: ${audit.error}` : 'not run'}`}
+${rule?.latency ? `- Rule effect${rule.error ? ` (**failed run: ${rule.error}**; the figures are those of the survivors)` : ''} at ${rule.offeredRate} messages/s offered (${rule.messages} messages): p50 ${fmt(rule.latency.p50)} ms, p95 ${fmt(rule.latency.p95)} ms, p99 ${fmt(rule.latency.p99)} ms, max ${fmt(rule.latency.max)} ms; ${rule.missing} labels never seen, ${rule.failures} posts failed; stack CPU ${fmt(rule.cpuMsPerRequest?.stack, 2)} ms per message.` : `- Rule effect: ${rule?.error ? `error: ${rule.error}` : 'not run'}`}
+${audit && !audit.error ? `- Audit ingest: ${audit.entries.toLocaleString('en')} entries in ${fmt(audit.seconds)} s, published in ${fmt(audit.publishSeconds)} s with ${audit.backlogAtPublished.toLocaleString('en')} still to ingest then: **${audit.entriesPerSecond.toLocaleString('en')} entries/s** ${audit.boundedByPublisher ? '(over the whole run: the consumer kept pace with the publisher, so this is a lower bound)' : '(draining that backlog)'}, ${audit.overallPerSecond.toLocaleString('en')}/s over the whole run; stack CPU ${fmt(audit.cpuMsPerRequest?.stack, 3)} ms per entry.` : `- Audit ingest: ${audit?.error ? `error: ${audit.error}` : 'not run'}`}
 
 ### Ceilings
 
