@@ -3678,7 +3678,8 @@ export interface operations {
                     "application/json": {
                         account_id: number;
                         auto_offline: boolean;
-                        availability_status: string;
+                        /** @enum {string} */
+                        availability_status: "online" | "offline" | "busy";
                         available_name: string;
                         confirmed: boolean;
                         custom_role_id: number | null;
@@ -3742,7 +3743,8 @@ export interface operations {
                     "application/json": {
                         account_id: number;
                         auto_offline: boolean;
-                        availability_status: string;
+                        /** @enum {string} */
+                        availability_status: "online" | "offline" | "busy";
                         available_name: string;
                         confirmed: boolean;
                         custom_role_id: number | null;
@@ -3798,7 +3800,8 @@ export interface operations {
                     "application/json": {
                         account_id: number;
                         auto_offline: boolean;
-                        availability_status: string;
+                        /** @enum {string} */
+                        availability_status: "online" | "offline" | "busy";
                         available_name: string;
                         confirmed: boolean;
                         custom_role_id: number | null;
@@ -3882,7 +3885,8 @@ export interface operations {
                     "application/json": {
                         account_id: number;
                         auto_offline: boolean;
-                        availability_status: string;
+                        /** @enum {string} */
+                        availability_status: "online" | "offline" | "busy";
                         available_name: string;
                         confirmed: boolean;
                         custom_role_id: number | null;
@@ -9522,7 +9526,8 @@ export interface operations {
                     "application/json": {
                         account_id: number;
                         auto_offline: boolean;
-                        availability_status: string;
+                        /** @enum {string} */
+                        availability_status: "online" | "offline" | "busy";
                         available_name: string;
                         confirmed: boolean;
                         custom_role_id: number | null;
@@ -9570,7 +9575,8 @@ export interface operations {
                     "application/json": {
                         account_id: number;
                         auto_offline: boolean;
-                        availability_status: string;
+                        /** @enum {string} */
+                        availability_status: "online" | "offline" | "busy";
                         available_name: string;
                         confirmed: boolean;
                         custom_role_id: number | null;
@@ -9621,7 +9627,8 @@ export interface operations {
                     "application/json": {
                         account_id: number;
                         auto_offline: boolean;
-                        availability_status: string;
+                        /** @enum {string} */
+                        availability_status: "online" | "offline" | "busy";
                         available_name: string;
                         confirmed: boolean;
                         custom_role_id: number | null;
@@ -9672,7 +9679,8 @@ export interface operations {
                     "application/json": {
                         account_id: number;
                         auto_offline: boolean;
-                        availability_status: string;
+                        /** @enum {string} */
+                        availability_status: "online" | "offline" | "busy";
                         available_name: string;
                         confirmed: boolean;
                         custom_role_id: number | null;

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { queryInt, stringList } from '@parley/shared';
+import { queryInt, stringList, teamContract } from '@parley/shared';
 import { agentResponse } from '../inboxes/schemas';
 import { messageFields, messageResponse } from '../messages/schemas';
 import { boolInput, idInput, instantInput, jsonObject } from '../common/validation';
@@ -166,14 +166,8 @@ export const toggleStatusResponse = z.object({
   }),
 });
 
-/** Chatwoot's raw Team JSON answered by a team assignment. */
-export const teamResponse = z.object({
-  id: z.number(),
-  name: z.string(),
-  description: z.string().nullable(),
-  allow_auto_assign: z.boolean(),
-  account_id: z.number(),
-});
+/** Chatwoot's raw Team JSON answered by a team assignment: the Team contract. */
+export const teamResponse = teamContract;
 export const assignmentResponse = z.union([agentResponse, teamResponse, z.null()]);
 
 export const labelsResponse = z.object({ payload: z.array(z.string()) });

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { agentContract, teamContract } from '@parley/shared';
 
 /** Chatwoot caps string columns at 255 characters and text columns at 20,000. */
 const name = z.string().trim().min(1, 'must not be blank').max(255);
@@ -172,20 +173,8 @@ export const userRecordSchema = z.object({
   accounts: z.array(membershipSchema),
 });
 
-export const agentSchema = z.object({
-  id: z.number(),
-  account_id: z.number(),
-  availability_status: z.string(),
-  auto_offline: z.boolean(),
-  confirmed: z.boolean(),
-  email: z.string(),
-  provider: z.string(),
-  available_name: z.string(),
-  name: z.string(),
-  role: roleInput,
-  thumbnail: z.string(),
-  custom_role_id: z.number().nullable(),
-});
+/** The agent JSON (Chatwoot's `_agent`): the Agent contract the gateway also publishes. */
+export const agentSchema = agentContract;
 
 export const accountUserSchema = z.object({
   id: z.number(),
@@ -202,14 +191,8 @@ export const accountUserSchema = z.object({
   agent_capacity_policy_id: z.number().nullable(),
 });
 
-export const teamSchema = z.object({
-  id: z.number(),
-  name: z.string(),
-  description: z.string().nullable(),
-  allow_auto_assign: z.boolean(),
-  account_id: z.number(),
-  is_member: z.boolean(),
-});
+/** Chatwoot's team JSON: the Team contract and whether the caller is a member. */
+export const teamSchema = teamContract.extend({ is_member: z.boolean() });
 
 export const botSchema = z.object({
   id: z.number(),
