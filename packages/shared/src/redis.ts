@@ -14,8 +14,18 @@ const COMMAND_TIMEOUT_MS = 1000;
  * background for ever, with a back-off capped at 2 s. With a logger, it says once that Redis
  * is unavailable and once that it is back, not per command or per reconnect attempt.
  */
-export function createRedis(url: string, log?: Logger): Redis {
+export interface RedisClientOptions {
+  /**
+   * Commands issued in one tick leave in one write (ioredis `enableAutoPipelining`; one batch in
+   * flight at a time, the next one gathering meanwhile). For request paths that send several
+   * commands at once; not for blocking commands.
+   */
+  autoPipelining?: boolean;
+}
+
+export function createRedis(url: string, log?: Logger, opts: RedisClientOptions = {}): Redis {
   const redis = new Redis(url, {
+    enableAutoPipelining: opts.autoPipelining ?? false,
     enableOfflineQueue: false,
     maxRetriesPerRequest: 1,
     connectTimeout: 2000,

@@ -9,7 +9,7 @@ import { migrateService } from './migrate';
 import { AmqpConnection } from './amqp';
 import { OutboxRelay } from './outbox';
 import { EventConsumer, type BatchOptions, type EventHandler } from './consumer';
-import { createRedis, type Redis } from './redis';
+import { createRedis, type Redis, type RedisClientOptions } from './redis';
 import { healthRouter } from './health';
 import { createBaseApp, finishApp, jsonBody, requireInternalContext } from './http';
 import { installRouteTemplateHook, serverPort, ServiceMetrics, startMetricsServer } from './metrics';
@@ -50,6 +50,8 @@ export interface ServiceDefinition<C extends BaseConfig = BaseConfig> {
    * `close()` runs first on shutdown, before the server stops taking requests.
    */
   attach?(server: Server, deps: ServiceDeps<C>): ServerAttachment;
+  /** Options of the service's Redis client (`createRedis`). */
+  redis?: RedisClientOptions;
 }
 
 export interface ServerAttachment {
@@ -116,7 +118,7 @@ export async function bootService<C extends BaseConfig>(def: ServiceDefinition<C
   const roleUrl = serviceDatabaseUrl(config.DATABASE_URL, def.name, config.DB_ROLE_PASSWORD);
   const pool = createPool(roleUrl, def.name, config.DB_POOL_MAX, {}, log);
   const amqp = new AmqpConnection(config.AMQP_URL, log, config.NAMESPACE, config.QUEUE_EXPIRES_MS);
-  const redis = createRedis(config.REDIS_URL, log);
+  const redis = createRedis(config.REDIS_URL, log, def.redis);
   const metrics = new ServiceMetrics(def.name);
   installRouteTemplateHook();
   metrics.watchOutbox(pool);

@@ -1,10 +1,10 @@
-import type { Express } from 'express';
+import type { Express, Request } from 'express';
 import { createBaseApp, finishApp, healthRouter, jsonBody, requireInternalContext, routesRouter, traceIncoming, type ServiceDeps } from '@parley/shared';
 import { trustProxySetting, type GatewayConfig } from './config';
 import type { GatewayDeps } from './deps';
 import { PrincipalStore } from './auth/principals';
 import { accountScope, anonymousScope, authenticate, stripIdentityHeaders, userScope } from './auth/middleware';
-import { byIp, byToken, rateLimit } from './ratelimit';
+import { byIp, byToken, rateLimit, TOKEN_LIMITED_PATH } from './ratelimit';
 import { upstreamProxy } from './proxy';
 import { accountRouting, publicRouting, v2AccountRouting } from './routing';
 import { PLATFORM, platformAuth, platformRoutes } from './platform/routes';
@@ -42,8 +42,12 @@ export function createApp(base: ServiceDeps<GatewayConfig>): Express {
   app.use(stripIdentityHeaders);
   const window = config.RATE_LIMIT_WINDOW_SECONDS;
   const refused = (limit: string) => () => deps.metrics.rateLimited.inc({ limit });
-  app.use(rateLimit({ redis, prefix: `${config.NAMESPACE}rl:ip`, points: config.RATE_LIMIT_PER_IP, durationSeconds: window, key: byIp, onRefused: refused('ip') }));
-  const perToken = rateLimit({ redis, prefix: `${config.NAMESPACE}rl:token`, points: config.RATE_LIMIT_PER_TOKEN, durationSeconds: window, key: byToken, onRefused: refused('token') });
+  // The gateway's Redis client pipelines automatically (service.ts): a request's per-IP and
+  // per-token commands, started together below, leave in one write.
+  const limits = redis;
+  const perToken = rateLimit({ redis: limits, prefix: `${config.NAMESPACE}rl:token`, points: config.RATE_LIMIT_PER_TOKEN, durationSeconds: window, key: byToken, onRefused: refused('token') });
+  const alongside = [{ limit: perToken, when: (req: Request) => TOKEN_LIMITED_PATH.test(req.path) }];
+  app.use(rateLimit({ redis: limits, prefix: `${config.NAMESPACE}rl:ip`, points: config.RATE_LIMIT_PER_IP, durationSeconds: window, key: byIp, onRefused: refused('ip'), alongside }));
   const auth = authenticate(deps.principals);
 
   app.use(PLATFORM, perToken, platformAuth(config), jsonBody(), routesRouter(platformRoutes, deps, PLATFORM));

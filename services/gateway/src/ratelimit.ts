@@ -4,6 +4,9 @@ import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes } from 'rate-limite
 import { RateLimitedError, type Redis } from '@parley/shared';
 import { readToken } from './auth/middleware';
 
+/** What a limiter answered for one request: its result, or the refusal (RateLimiterRes) or error it threw. */
+type Outcome = Promise<{ ok: true; res: RateLimiterRes } | { ok: false; err: unknown }>;
+
 export interface LimitOptions {
   redis: Redis;
   prefix: string;
@@ -12,13 +15,26 @@ export interface LimitOptions {
   key: (req: Request) => string | null;
   /** Called for each refused request (metrics). */
   onRefused?: () => void;
+  /**
+   * Limits whose Redis round trip starts here, alongside this one's, for requests `when` says
+   * they will reach (the token limit, checked later, after authentication): with an
+   * auto-pipelining client both commands leave in one write. Each is still checked where it is
+   * mounted, in its place.
+   */
+  alongside?: Array<{ limit: LimitHandler; when: (req: Request) => boolean }>;
 }
+
+/** A limit's middleware, which can also start its Redis round trip early for a request. */
+export type LimitHandler = RequestHandler & { start(req: Request): void };
+
+const STARTED = Symbol('parley.rateLimitStarted');
+type Started = Request & { [STARTED]?: Map<LimitHandler, Outcome> };
 
 /**
  * Fixed-window limit shared by every gateway replica through Redis; if Redis is away an
  * in-process limiter takes over rather than letting everything through or failing requests.
  */
-export function rateLimit(opts: LimitOptions): RequestHandler {
+export function rateLimit(opts: LimitOptions): LimitHandler {
   const limiter = new RateLimiterRedis({
     storeClient: opts.redis,
     keyPrefix: opts.prefix,
@@ -28,23 +44,43 @@ export function rateLimit(opts: LimitOptions): RequestHandler {
     rejectIfRedisNotReady: true,
     insuranceLimiter: new RateLimiterMemory({ keyPrefix: `${opts.prefix}:mem`, points: opts.points, duration: opts.durationSeconds }),
   });
-  return async (req, res, next) => {
+  const consume = (key: string): Outcome =>
+    limiter.consume(key).then(
+      (res) => ({ ok: true as const, res }),
+      (err: unknown) => ({ ok: false as const, err }),
+    );
+  const handler = (async (req, res, next) => {
+    for (const other of opts.alongside ?? []) if (other.when(req)) other.limit.start(req);
     const key = opts.key(req);
     if (!key) return next();
-    try {
-      const r = await limiter.consume(key);
+    const started = (req as Started)[STARTED]?.get(handler);
+    const outcome = await (started ?? consume(key));
+    if (outcome.ok) {
       res.setHeader('X-RateLimit-Limit', String(opts.points));
-      res.setHeader('X-RateLimit-Remaining', String(r.remainingPoints));
-      next();
-    } catch (err) {
-      if (err instanceof RateLimiterRes) {
-        opts.onRefused?.();
-        return next(new RateLimitedError(err.msBeforeNext / 1000));
-      }
-      next(err);
+      res.setHeader('X-RateLimit-Remaining', String(outcome.res.remainingPoints));
+      return next();
     }
+    if (outcome.err instanceof RateLimiterRes) {
+      opts.onRefused?.();
+      return next(new RateLimitedError(outcome.err.msBeforeNext / 1000));
+    }
+    next(outcome.err);
+  }) as LimitHandler;
+  handler.start = (req) => {
+    const key = opts.key(req);
+    if (!key) return;
+    const r = req as Started;
+    (r[STARTED] ??= new Map()).set(handler, consume(key));
   };
+  return handler;
 }
+
+/**
+ * Paths whose routers check the per-token limit (app.ts mounts it on these prefixes; express
+ * matches them case-insensitively). A path matched here that is then not checked only spends
+ * one of the token's points; one missed is consumed where it is checked, as before.
+ */
+export const TOKEN_LIMITED_PATH = /^\/(platform\/api\/v1|api\/v1\/profile|api\/v[12]\/accounts\/[^/]+)(\/|$)/i;
 
 export const byIp = (req: Request): string | null => req.ip ?? req.socket.remoteAddress ?? null;
 /** Keyed by the token's hash: Redis never holds a credential in the clear. */
@@ -52,3 +88,4 @@ export const byToken = (req: Request): string | null => {
   const token = readToken(req);
   return token === null ? null : createHash('sha256').update(token).digest('hex');
 };
+

@@ -8,5 +8,7 @@ export const gatewayService: ServiceDefinition<GatewayConfig> = {
   name: 'gateway',
   migrationsDir: path.resolve(__dirname, '..', 'migrations'),
   createApp,
+  // Both rate limits of a request go to Redis in one write (ratelimit.ts `alongside`).
+  redis: { autoPipelining: true },
   attach: (server, deps) => cableProxy(server, deps.config, deps.log, deps.metrics),
 };

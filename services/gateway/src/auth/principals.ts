@@ -85,7 +85,7 @@ export class PrincipalStore {
     this.channel = `${ns}gw:principals`;
     this.log = opts.log;
     // A subscriber needs a connection of its own; same settings (fail fast, reconnect for ever).
-    this.sub = redis.duplicate({ autoResubscribe: false, lazyConnect: true });
+    this.sub = redis.duplicate({ autoResubscribe: false, lazyConnect: true, enableAutoPipelining: false });
     this.sub.on('error', () => undefined); // the main client's listeners say when Redis is away
     this.sub.on('message', (_channel: string, message: string) => this.received(message));
     this.sub.on('ready', () => void this.subscribe());
