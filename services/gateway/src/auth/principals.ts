@@ -116,11 +116,17 @@ export class PrincipalStore {
     return this.live;
   }
 
+  private subscribing = false;
+
   private async subscribe(): Promise<void> {
+    if (this.subscribing) return;
+    this.subscribing = true;
     try {
       await this.sub.subscribe(this.channel);
     } catch {
-      return; // the connection went again; the next 'ready' retries
+      return; // the next 'ready' or heartbeat retries
+    } finally {
+      this.subscribing = false;
     }
     if (this.closed || this.sub.status !== 'ready') return;
     this.flush(); // invalidations may have been missed while unsubscribed
@@ -137,7 +143,11 @@ export class PrincipalStore {
 
   private async beat(): Promise<void> {
     if (this.lostInvalidation) void this.recover(); // a hung connection never says 'ready' again
-    if (!this.live) return;
+    if (!this.live) {
+      // Connected but not subscribed (the subscribe itself failed): try again.
+      if (this.sub.status === 'ready' && !this.closed) void this.subscribe();
+      return;
+    }
     try {
       await this.sub.ping();
     } catch {
@@ -175,9 +185,11 @@ export class PrincipalStore {
   private dropAccount(id: number): void {
     this.accounts.delete(id);
     const key = String(id);
+    const listing: string[] = [];
     for (const [hash, entry] of this.tokens.entries()) {
-      if (entry.principal.kind === 'user' && key in entry.principal.memberships) this.tokens.delete(hash);
+      if (entry.principal.kind === 'user' && key in entry.principal.memberships) listing.push(hash);
     }
+    for (const hash of listing) this.tokens.delete(hash); // not while iterating
   }
 
   async resolve(token: string): Promise<Principal | null> {
