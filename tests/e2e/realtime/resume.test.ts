@@ -1,6 +1,7 @@
 import { bootService, type RunningService } from '@parley/shared';
+import { waitFor } from '@parley/testkit';
 import { realtimeService } from '@parley/realtime';
-import { startStack, type Stack } from '../../support/stack';
+import { PLATFORM_TOKEN, startStack, type Stack } from '../../support/stack';
 import { seedAccount, type SeededAccount } from '../../support/factories';
 import { client } from '../../support/http';
 import { createApiInbox, type ApiInbox } from '../../support/contacts';
@@ -53,6 +54,11 @@ describe('/cable resume, revocation and restarts', () => {
   }
 
   const messagesOf = (w: Watched, convId: number): CableMessage[] => w.events().filter((m) => m.event === 'message.created' && m.data.conversation_id === convId);
+  const byStreamId = (a: string, b: string) => {
+    const [am, as] = a.split('-').map(BigInt) as [bigint, bigint];
+    const [bm, bs] = b.split('-').map(BigInt) as [bigint, bigint];
+    return am < bm || (am === bm && as < bs) ? -1 : am === bm && as === bs ? 0 : 1;
+  };
   const expectNoDuplicates = (w: Watched) => {
     const ids = w.events().map((m) => m.id);
     expect(new Set(ids).size).toBe(ids.length);
@@ -144,6 +150,76 @@ describe('/cable resume, revocation and restarts', () => {
     await w.waitFor((m) => m.event === 'message.created' && m.data.id === after);
     expect(messagesOf(w, conv.id).map((m) => m.data.id)).toEqual([before, ...during, after]);
     expectNoDuplicates(w);
+  });
+
+  it('when two replicas consume and serve at once and writes come in parallel, then the subscribers of both get the same events in the same stream order, each once', async () => {
+    const first = stack.services['realtime'] as RunningService;
+    const second = await bootService(realtimeService, first.deps.config as never, { port: 0, host: '127.0.0.1', migrate: false });
+    try {
+      const convs = [await conversation(), await conversation()];
+      const direct = createConsumer(second.url);
+      consumers.push(direct);
+      const viaFirst = [watch(consumer(), await adminParams()), watch(consumer(), { pubsub_token: convs[0]!.pubsub })];
+      const viaSecond = [watch(direct, await adminParams()), watch(direct, { pubsub_token: convs[0]!.pubsub })];
+      await Promise.all([...viaFirst, ...viaSecond].map((w) => w.waitForState('confirmed')));
+      // Both replicas consume realtime.fanout (competing) while both serve sockets.
+      const ids = await Promise.all(Array.from({ length: 24 }, (_, i) => reply(convs[i % 2]!.id, `parallel ${i}`)));
+      const mine = (w: Watched, only?: number) => w.events().filter((m) => m.event === 'message.created' && ids.includes(m.data.id) && (only === undefined || m.data.conversation_id === only));
+      const expected = [ids.length, ids.filter((_, i) => i % 2 === 0).length];
+      for (const [k, w] of [viaFirst[0]!, viaFirst[1]!, viaSecond[0]!, viaSecond[1]!].entries()) {
+        const want = expected[k % 2]!;
+        await waitFor(() => mine(w).length >= want, { timeoutMs: 15_000, intervalMs: 20, what: `${want} messages on subscription ${k}` });
+      }
+      const seq = (w: Watched) => mine(w).map((m) => `${m.id}:${m.data.id}`);
+      // The same entries, in the same order, whichever replica read them; each once, ids increasing.
+      expect(seq(viaSecond[0]!)).toEqual(seq(viaFirst[0]!));
+      expect(seq(viaSecond[1]!)).toEqual(seq(viaFirst[1]!));
+      expect(new Set(seq(viaFirst[0]!)).size).toBe(ids.length);
+      expect(mine(viaFirst[1]!).every((m) => m.data.conversation_id === convs[0]!.id)).toBe(true);
+      for (const w of [...viaFirst, ...viaSecond]) {
+        expectNoDuplicates(w);
+        const logIds = w.events().map((m) => m.id as string);
+        expect(logIds).toEqual([...logIds].sort(byStreamId));
+      }
+    } finally {
+      await second.stop();
+    }
+  });
+
+  it('when a user changes their password, then their realtime token is replaced: subscriptions made with the old one end at once on every replica, the old token is refused though its check was cached, and the new one works', async () => {
+    const user = await acc.addUser('agent');
+    const oldToken = await pubsubOf(user.token);
+    const oldParams = { pubsub_token: oldToken, account_id: acc.accountId, user_id: user.userId };
+    const first = stack.services['realtime'] as RunningService;
+    const second = await bootService(realtimeService, first.deps.config as never, { port: 0, host: '127.0.0.1', migrate: false });
+    try {
+      const direct = createConsumer(second.url);
+      consumers.push(direct);
+      const viaFirst = watch(consumer(), oldParams);
+      const viaSecond = watch(direct, oldParams);
+      await Promise.all([viaFirst.waitForState('confirmed'), viaSecond.waitForState('confirmed')]);
+      // Another user's subscription in the account is not touched.
+      const admin = watch(consumer(), await adminParams());
+      await admin.waitForState('confirmed');
+
+      const changed = await call('PATCH', `/platform/api/v1/users/${user.userId}`, { token: PLATFORM_TOKEN, body: { password: 'New-secret-pass-2' } });
+      expect(changed.status).toBe(200);
+      await Promise.all([viaFirst.waitForState('rejected'), viaSecond.waitForState('rejected')]);
+      const newToken = await pubsubOf(user.token);
+      expect(newToken).not.toBe(oldToken);
+      // The check of the old token was cached (REALTIME_TOKEN_CACHE_SECONDS): the rotation dropped it everywhere.
+      for (const c of [consumer(), direct]) await watch(c, oldParams).waitForState('rejected');
+      const renewed = [watch(consumer(), { ...oldParams, pubsub_token: newToken }), watch(direct, { ...oldParams, pubsub_token: newToken })];
+      await Promise.all(renewed.map((w) => w.waitForState('confirmed')));
+      // The new token's subscriptions get the account's events (the agent is in no inbox: contact events reach every user).
+      const conv = await conversation();
+      for (const w of renewed) await w.waitFor((m) => m.event === 'contact.created' && m.data.id === conv.contactId);
+      const later = await reply(conv.id, 'after the rotation');
+      await admin.waitFor((m) => m.event === 'message.created' && m.data.id === later);
+      expect(admin.state).toBe('confirmed');
+    } finally {
+      await second.stop();
+    }
   });
 
   it('when two replicas run, then each serves its own sockets and every subscriber gets every event once, whichever replica consumed it', async () => {

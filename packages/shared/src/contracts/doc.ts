@@ -1,13 +1,14 @@
 import { z } from 'zod';
 import { eventCatalogue, eventTypes } from '../events/catalogue';
-import { accountContract, agentBotContract, agentBotEventContract, agentContract, pubsubAgentRequest, teamContract, teamMemberContract, userContract } from './identity';
+import { accountContract, agentBotContract, agentBotEventContract, agentContract, pubsubAgentRequest, pubsubTokenRotatedContract, teamContract, teamMemberContract, userContract } from './identity';
 import { agentInboxesContract, commandAnswerContract, conversationContract, inboxContract, inboxMemberContract, messageContract, typingContract } from './conversations';
 import { contactContract, contactInboxContract, contactInboxEventContract, contactMergedContract, pubsubContactRequest, resolvedContactInboxContract } from './contacts';
 
 /** Every contract by the name docs/contracts.md gives it, with where it is published. */
 export const namedContracts: Array<{ name: string; schema: z.ZodType; where: string }> = [
   { name: 'Account', schema: accountContract, where: '`account.*`; gateway `GET /internal/accounts/{id}`' },
-  { name: 'User', schema: userContract, where: '`user.*` (envelope `account_id` null)' },
+  { name: 'User', schema: userContract, where: '`user.created|updated|deleted` (envelope `account_id` null)' },
+  { name: 'PubsubTokenRotated', schema: pubsubTokenRotatedContract, where: '`user.pubsub_token_rotated` (envelope `account_id` null)' },
   { name: 'Agent', schema: agentContract, where: '`agent.*`; gateway `GET /internal/accounts/{a}/agents[/{user_id}]`' },
   { name: 'Team', schema: teamContract, where: '`team.created|updated|deleted`; gateway `GET /internal/accounts/{a}/teams/{id}`' },
   { name: 'TeamMember', schema: teamMemberContract, where: '`team_member.*`' },

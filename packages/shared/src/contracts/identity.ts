@@ -50,6 +50,19 @@ export const agentContract = z.strictObject({
 });
 export type Agent = z.infer<typeof agentContract>;
 
+/**
+ * `user.pubsub_token_rotated` data (envelope `account_id` null): the user's realtime token was
+ * replaced (a password change, as Chatwoot rotates it). `account_ids` are the accounts the user is
+ * a member of; `revoked_token_sha256` identifies the old token (never the token) so the realtime
+ * service ends the subscriptions made with it, and only those.
+ */
+export const pubsubTokenRotatedContract = z.strictObject({
+  id,
+  account_ids: z.array(id),
+  revoked_token_sha256: z.string().regex(/^[0-9a-f]{64}$/),
+});
+export type PubsubTokenRotated = z.infer<typeof pubsubTokenRotatedContract>;
+
 /** `team.*` data and `GET /internal/accounts/{a}/teams/{id}`. */
 export const teamContract = z.strictObject({
   id,

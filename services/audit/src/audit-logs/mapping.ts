@@ -77,6 +77,7 @@ export const NOT_AUDITED: Partial<Record<EventType, string>> = {
   'user.created': 'not tied to one account; joining an account is the AccountUser entry (agent.added)',
   'user.updated': 'not tied to one account; role and availability changes are AccountUser entries (agent.updated)',
   'user.deleted': 'not tied to one account; leaving each account is an AccountUser entry (agent.removed)',
+  'user.pubsub_token_rotated': 'a consequence of a password change, which Chatwoot does not audit either',
   'conversation.created': 'conversation activity (Chatwoot audits only deletions)',
   'conversation.updated': 'conversation activity',
   'conversation.status_changed': 'conversation activity',

@@ -60,6 +60,12 @@ export async function updateUser(db: Executor, id: number, patch: Partial<UserFi
   return rows[0] as UserRow;
 }
 
+/** A new realtime `pubsub_token` (Chatwoot rotates it when the password changes). */
+export async function rotatePubsubToken(db: Executor, id: number): Promise<UserRow> {
+  const { rows } = await db.query<UserRow>(`UPDATE users SET pubsub_token = encode(public.gen_random_bytes(18), 'hex') WHERE id = $1 RETURNING *`, [id]);
+  return rows[0] as UserRow;
+}
+
 export async function deleteUser(db: Executor, id: number): Promise<void> {
   await db.query('DELETE FROM users WHERE id = $1', [id]);
 }

@@ -197,7 +197,14 @@ export class CableServer {
     this.send(conn, frames.confirm(identifier));
     // Past retention (or an id the log never gave): the client must refetch; live events follow.
     if (resync) this.send(conn, frames.message(identifier, { event: 'resync.required', data: { account_id: grant.accountId, last_event_id: room.last_event_id }, id: cursor }));
-    await sub.start(hub, streamLog, config.REALTIME_REPLAY_BATCH);
+    try {
+      await sub.start(hub, streamLog, config.REALTIME_REPLAY_BATCH);
+    } catch (err) {
+      // Confirmed, but the replay could not be read (Redis away or too slow): a reject would tell
+      // the client it is refused for good; a disconnect brings it back to resume from its last id.
+      this.deps.log.warn({ err: (err as Error).message }, 'replay failed; asking the client to reconnect');
+      return this.disconnect(conn, 'unavailable', true);
+    }
     await this.presence(conn, identifier, grant).catch(() => undefined);
   }
 

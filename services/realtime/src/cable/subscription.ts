@@ -106,6 +106,9 @@ export class Subscription implements StreamListener {
     switch (c.action) {
       case 'revoke_user':
         return this.end();
+      case 'revoke_token':
+        if (c.token_sha256 === g.tokenSha) this.end();
+        return;
       case 'user_role':
         if (c.role) this.grant = { ...g, role: c.role };
         return;

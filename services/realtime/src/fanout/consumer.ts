@@ -35,7 +35,7 @@ function typistOf(event: EventEnvelope): { type: 'user' | 'contact'; id: number 
  * The durable queue `realtime.fanout`: turns domain events into entries of the stream log
  * (the account's stream for its users, a contact's stream for that contact's sessions), once
  * per event id, and keeps the copies its payloads name. Changes to who may see what (an agent
- * removed, inbox membership, a contact deleted) go into the log as control entries, so every
+ * removed, inbox membership, a user token rotated, a contact deleted) go into the log as control entries, so every
  * replica applies them to its own subscriptions, and drop the cached token checks.
  */
 export function fanoutConsumer(deps: FanoutDeps): ConsumerSpec {
@@ -96,6 +96,12 @@ export function fanoutConsumer(deps: FanoutDeps): ConsumerSpec {
       await projections.remove(tx, 'agent', agent.account_id, agent.id, event.occurred_at);
       await grants.forgetUser(agent.account_id, agent.id);
       await append(event, [control(agent.account_id, { action: 'revoke_user', user_id: agent.id })]);
+    });
+
+    // A rotated token (password change): subscriptions made with the old one end on every replica.
+    on('user.pubsub_token_rotated', async (_tx, rotated, event) => {
+      for (const accountId of rotated.account_ids) await grants.forgetUser(accountId, rotated.id);
+      await append(event, rotated.account_ids.map((accountId) => control(accountId, { action: 'revoke_token', user_id: rotated.id, token_sha256: rotated.revoked_token_sha256 })));
     });
 
     on(['inbox_member.added', 'inbox_member.removed'], async (_tx, member, event) => {

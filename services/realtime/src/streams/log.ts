@@ -19,8 +19,10 @@ export interface EventEntry {
 /** A change to who may see what, applied by every replica to its live subscriptions. */
 export interface ControlEntry {
   kind: 'control';
-  action: 'revoke_user' | 'user_role' | 'inbox_added' | 'inbox_removed' | 'revoke_contact' | 'revoke_all' | 'genesis';
+  action: 'revoke_user' | 'revoke_token' | 'user_role' | 'inbox_added' | 'inbox_removed' | 'revoke_contact' | 'revoke_all' | 'genesis';
   user_id?: number;
+  /** `revoke_token`: the SHA-256 of the user token that no longer works. */
+  token_sha256?: string;
   contact_id?: number;
   inbox_id?: number;
   role?: 'agent' | 'administrator';
