@@ -39,12 +39,12 @@ describe('the /cable channel through the gateway', () => {
   });
 
   /** A contact with a conversation it opened through the public API, and its RoomChannel token. */
-  async function contactConversation(box: ApiInbox = inbox): Promise<{ contactId: number; pubsub: string; id: number; pub: string }> {
+  async function contactConversation(box: ApiInbox = inbox): Promise<{ contactId: number; pubsub: string; id: number; pub: string; sourceId: string }> {
     const contact = (await publicContact(call, box)) as { id: number; source_id: string; pubsub_token: string };
     const pub = publicConversationsPath(box, contact.source_id);
     const opened = await call('POST', pub, { body: {} });
     expect(opened.status).toBe(200);
-    return { contactId: contact.id, pubsub: contact.pubsub_token, id: opened.body.id, pub };
+    return { contactId: contact.id, pubsub: contact.pubsub_token, id: opened.body.id, pub, sourceId: contact.source_id };
   }
 
   describe('protocol', () => {
@@ -195,6 +195,83 @@ describe('the /cable channel through the gateway', () => {
       const ctc = await publicContact(call, theirs);
       await stranger.waitFor((m) => m.event === 'contact.created' && m.data.id === ctc.id, 'its own account event');
       expect(stranger.events().every((m) => m.data.account_id === other.accountId)).toBe(true);
+    });
+
+    it('when the contact reads the conversation, then conversation.read reaches the agents with the conversation\'s push data, and never the contact or another account', async () => {
+      const conv = await contactConversation();
+      const contact = watch(consumer(), { pubsub_token: conv.pubsub });
+      await contact.waitForState('confirmed');
+      expect((await call('POST', `${conv.pub}/${conv.id}/update_last_seen`, { body: {} })).status).toBe(200);
+      const read = await agent.waitFor((m) => m.event === 'conversation.read' && m.data.id === conv.id, 'conversation.read');
+      expect(read.id).toMatch(/^\d+-\d+$/);
+      expect(read.data).toMatchObject({ id: conv.id, inbox_id: inbox.id, account_id: acc.accountId, status: 'open', contact_inbox: { source_id: conv.sourceId }, meta: expect.objectContaining({ sender: expect.objectContaining({ id: conv.contactId, type: 'contact' }) }) });
+      await admin.waitFor((m) => m.event === 'conversation.read' && m.data.id === conv.id);
+      // A later event on the contact's stream shows conversation.read had its chance there.
+      const later = await call('POST', `${A()}/conversations/${conv.id}/messages`, { token: acc.agent.token, body: { content: 'Seen you read it' } });
+      await contact.waitFor((m) => m.event === 'message.created' && m.data.id === later.body.id);
+      expect(contact.events().some((m) => m.event === 'conversation.read')).toBe(false);
+      expect(stranger.events().some((m) => m.event === 'conversation.read')).toBe(false);
+    });
+
+    it('when subscribers send update_presence again and again, then each gets presence.update for itself alone, every time, listing who is online', async () => {
+      const conv = await contactConversation();
+      const contact = watch(consumer(), { pubsub_token: conv.pubsub });
+      await contact.waitForState('confirmed');
+      const presences = (w: Watched) => w.received.filter((m) => m.event === 'presence.update');
+      await contact.waitFor((m) => m.event === 'presence.update');
+      const agentBefore = presences(agent).length;
+      for (let i = 0; i < 3; i++) {
+        const before = presences(admin).length;
+        expect(admin.sub.perform('update_presence')).toBe(true);
+        await admin.waitFor(() => presences(admin).length > before, `presence answer ${i + 1}`);
+      }
+      const last = presences(admin).at(-1)!;
+      expect(last.data).toMatchObject({ account_id: acc.accountId, users: { [String(acc.admin.userId)]: expect.any(String) }, contacts: { [String(conv.contactId)]: 'online' } });
+      expect(last.id).toBeUndefined();
+      const contactBefore = presences(contact).length;
+      expect(contact.sub.perform('update_presence')).toBe(true);
+      await contact.waitFor(() => presences(contact).length > contactBefore, 'the contact presence answer');
+      const mine = presences(contact).at(-1)!;
+      expect(mine.data).toMatchObject({ account_id: acc.accountId, users: { [String(acc.admin.userId)]: expect.any(String) } });
+      // Contacts are not told which contacts are online.
+      expect(mine.data).not.toHaveProperty('contacts');
+      // Nobody else got those answers.
+      expect(presences(agent).length).toBe(agentBefore);
+    });
+
+    it('when an agent replies first, a colleague is mentioned in a note and the conversation is resolved, then agents get first.reply.created once, the mentioned agent alone gets conversation.mentioned, and the status change names its performer and carries the last message', async () => {
+      const conv = await contactConversation();
+      const contact = watch(consumer(), { pubsub_token: conv.pubsub });
+      await contact.waitForState('confirmed');
+      const post = async (token: string, body: Record<string, unknown>) => {
+        const res = await call('POST', `${A()}/conversations/${conv.id}/messages`, { token, body });
+        expect(res.status).toBe(200);
+        return res.body.id as number;
+      };
+      const first = await post(acc.agent.token, { content: 'First answer' });
+      const second = await post(acc.agent.token, { content: 'Second answer' });
+      await post(acc.admin.token, { content: `Could you check this (mention://user/${acc.agent.userId}/${encodeURIComponent(acc.agent.name)})`, private: true });
+      expect((await call('POST', `${A()}/conversations/${conv.id}/toggle_status`, { token: acc.agent.token, body: { status: 'resolved' } })).status).toBe(200);
+
+      const reply = await contact.waitFor((m) => m.event === 'message.created' && m.data.id === first, 'the first reply');
+      expect(reply.data).toMatchObject({ sender: { id: acc.agent.userId, type: 'user' }, performer: { id: acc.agent.userId, type: 'user', name: acc.agent.name }, conversation: { contact_inbox: { source_id: conv.sourceId } } });
+      const firstReply = await agent.waitFor((m) => m.event === 'first.reply.created' && m.data.id === conv.id, 'first.reply.created');
+      expect(firstReply.data).toMatchObject({ id: conv.id, inbox_id: inbox.id, account_id: acc.accountId, first_reply_created_at: expect.any(String) });
+      const mention = await agent.waitFor((m) => m.event === 'conversation.mentioned' && m.data.id === conv.id, 'conversation.mentioned');
+      expect(mention.data).toMatchObject({ id: conv.id, account_id: acc.accountId, performer: { id: acc.admin.userId, type: 'user' } });
+      for (const w of [admin, agent]) {
+        const status = await w.waitFor((m) => m.event === 'conversation.status_changed' && m.data.id === conv.id && m.data.status === 'resolved', 'the status change');
+        expect(status.data.performer).toMatchObject({ id: acc.agent.userId, type: 'user', name: acc.agent.name, available_name: expect.any(String) });
+        // The last chat message: not the private note, not the activity message the status change wrote.
+        expect(status.data.messages).toEqual([expect.objectContaining({ id: second, content: 'Second answer', message_type: 1, sender: expect.objectContaining({ id: acc.agent.userId, type: 'user' }) })]);
+      }
+      await contact.waitFor((m) => m.event === 'conversation.status_changed' && m.data.status === 'resolved');
+      // The status change came after the note and the replies in every stream: nothing else is on its way.
+      expect(agent.events().filter((m) => m.event === 'first.reply.created' && m.data.id === conv.id)).toHaveLength(1);
+      expect(admin.events().filter((m) => m.event === 'first.reply.created' && m.data.id === conv.id)).toHaveLength(1);
+      expect(admin.events().some((m) => m.event === 'conversation.mentioned' && m.data.id === conv.id)).toBe(false);
+      expect(contact.events().some((m) => m.event === 'first.reply.created' || m.event === 'conversation.mentioned')).toBe(false);
+      expect(contact.events().some((m) => m.data?.private === true)).toBe(false);
     });
 
     it('when an agent is not a member of the inbox, then its conversations do not reach them, while administrators get everything', async () => {

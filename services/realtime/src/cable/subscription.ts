@@ -91,6 +91,7 @@ export class Subscription implements StreamListener {
   private sees(body: Extract<EntryBody, { kind: 'event' }>): boolean {
     const g = this.grant;
     if (body.except && body.except.type === g.kind && body.except.id === (g.kind === 'user' ? g.userId : g.contactId)) return false;
+    if (body.only_user !== undefined && (g.kind !== 'user' || g.userId !== body.only_user)) return false;
     if (g.kind === 'user') return body.inbox_id === undefined || g.role === 'administrator' || g.inboxIds.includes(body.inbox_id);
     return body.contact_inbox_id === undefined || g.hmacVerified || body.contact_inbox_id === g.contactInboxId;
   }

@@ -6,6 +6,7 @@ import type { Grants } from '../auth/grants';
 import type { RealtimeMetrics } from '../metrics';
 import type { EntryBody, EventEntry, StreamLog } from '../streams/log';
 import { PushPayloads } from './payloads';
+import { claimFirstReply, keepLastMessage, keepSourceId } from './state';
 
 export interface FanoutDeps {
   streamLog: StreamLog;
@@ -24,6 +25,13 @@ function conversationEntries(log: StreamLog, conv: ConversationSnapshot, event: 
     out.push({ stream: log.contactStream(conv.account_id, conv.contact_id), body: { ...base, ...(conv.contact_inbox_id !== null ? { contact_inbox_id: conv.contact_inbox_id } : {}) } });
   }
   return out;
+}
+
+/** Users a private note mentions (Chatwoot's `mention://user/<id>/<name>` links). */
+function mentionedUsers(content: string | null): number[] {
+  const ids = new Set<number>();
+  for (const m of (content ?? '').matchAll(/mention:\/\/user\/(\d{1,10})\//g)) ids.add(Number(m[1]));
+  return [...ids].filter((id) => id > 0 && id <= 2_147_483_647);
 }
 
 function typistOf(event: EventEnvelope): { type: 'user' | 'contact'; id: number } | null {
@@ -48,18 +56,43 @@ export function fanoutConsumer(deps: FanoutDeps): ConsumerSpec {
 
   return defineConsumer('fanout', (on) => {
     on(['message.created', 'message.updated'], async (tx: PoolClient, msg, event) => {
-      const data = await payloads.message(tx, msg, event.type === 'message.updated' ? event.changes : null, event.request_id ?? undefined);
+      const conv = msg.conversation;
+      const created = event.type === 'message.created';
+      const data = await payloads.message(tx, msg, created ? null : event.changes, event.actor, event.request_id ?? undefined);
       // Contacts never get private notes or activity messages.
-      const toContact = !msg.private && msg.message_type !== 2;
-      await append(event, conversationEntries(log, msg.conversation, event.type, data, toContact));
+      const chat = !msg.private && msg.message_type !== 2;
+      const entries = conversationEntries(log, conv, event.type, data, chat);
+      if (created) {
+        // Chatwoot's `messages.chat.last`: what conversation push data shows as `messages`.
+        if (chat) {
+          const { conversation: _conversation, ...message } = msg;
+          await keepLastMessage(tx, conv.account_id, conv.id, message);
+        }
+        // The first human reply (the conversations service stamps first_reply_created_at with it): agents, once.
+        const human = msg.message_type === 1 && !msg.private && msg.sender_type === 'User' && !msg.content_attributes?.['automation_rule_id'];
+        if (human && conv.first_reply_created_at !== null && conv.first_reply_created_at === msg.created_at && (await claimFirstReply(tx, conv.account_id, conv.id))) {
+          entries.push(...conversationEntries(log, conv, 'first.reply.created', await payloads.conversation(tx, conv, event.actor, event.request_id ?? undefined), false));
+        }
+        // A private note that mentions users: `conversation.mentioned` to each of them (if they may see the inbox).
+        const mentioned = msg.private ? mentionedUsers(msg.content) : [];
+        if (mentioned.length > 0) {
+          const convData = await payloads.conversation(tx, conv, event.actor, event.request_id ?? undefined);
+          for (const userId of mentioned) entries.push({ stream: log.accountStream(conv.account_id), body: { kind: 'event', event: 'conversation.mentioned', data: convData, inbox_id: conv.inbox_id, only_user: userId } });
+        }
+      }
+      await append(event, entries);
     });
 
     on(['conversation.created', 'conversation.updated', 'conversation.status_changed'], async (tx, conv, event) => {
-      await append(event, conversationEntries(log, conv, event.type, await payloads.conversation(tx, conv, event.request_id ?? undefined), true));
+      await append(event, conversationEntries(log, conv, event.type, await payloads.conversation(tx, conv, event.actor, event.request_id ?? undefined), true));
     });
 
     on(['conversation.read', 'assignee.changed', 'team.changed'], async (tx, conv, event) => {
-      await append(event, conversationEntries(log, conv, event.type, await payloads.conversation(tx, conv, event.request_id ?? undefined), false));
+      await append(event, conversationEntries(log, conv, event.type, await payloads.conversation(tx, conv, event.actor, event.request_id ?? undefined), false));
+    });
+
+    on('contact_inbox.created', async (tx, ci) => {
+      await keepSourceId(tx, ci.account_id, ci.id, ci.source_id);
     });
 
     on(['conversation.typing_on', 'conversation.typing_off'], async (tx, typing, event) => {

@@ -12,6 +12,8 @@ export interface EventEntry {
   inbox_id?: number;
   /** Contact streams: the conversation's contact inbox; absent for every contact inbox of the contact. */
   contact_inbox_id?: number;
+  /** Account streams: the one user it is for (`conversation.mentioned`); absent for every user who may see it. */
+  only_user?: number;
   /** The subscriber who caused it and must not get it back (the typist). */
   except?: { type: 'user' | 'contact'; id: number };
 }
