@@ -57,6 +57,8 @@ async function openMany(n, identifier, onMessage, batch = 200) {
           if (f.type === 'welcome') ws.send(JSON.stringify({ command: 'subscribe', identifier }));
           else if (f.type === 'confirm_subscription') resolve();
           else if (f.type === 'reject_subscription') reject(new Error('subscription rejected'));
+          // Told to come back (an owner check timed out): say so rather than wait for ever.
+          else if (f.type === 'disconnect') reject(new Error(`disconnected before confirmation: ${f.reason}`));
           else if (f.message && onMessage) onMessage(f.message);
         });
         sockets.push(ws);
@@ -92,31 +94,37 @@ async function main() {
   await new Promise((r) => setTimeout(r, 2000));
 
   const answered = new Map();
-  const latencies = [];
-  let received = 0;
+  // Every frame's arrival, matched with its message's API answer at the end: a frame that beats the
+  // answer (the fan-out is faster than the HTTP reply) counts as 0 ms rather than dropping out.
+  const arrivals = [];
   await openMany(SUBSCRIBERS, s.identifier, (m) => {
-    if (m.event !== 'message.created') return;
-    received++;
-    const at = answered.get(m.data.id);
-    if (at !== undefined) latencies.push(Date.now() - at);
+    if (m.event === 'message.created') arrivals.push([m.data.id, Date.now()]);
   });
   console.log(`latency: ${SUBSCRIBERS} subscribers; posting ${RATE} messages/s for ${SECONDS} s`);
   const total = RATE * SECONDS;
   const sends = [];
+  const failed = [];
   t = Date.now();
   for (let i = 0; i < total; i++) {
     const due = t + (i * 1000) / RATE;
     const wait = due - Date.now();
     if (wait > 0) await new Promise((r) => setTimeout(r, wait));
-    sends.push(call('POST', `/api/v1/accounts/${s.accountId}/conversations/${s.convId}/messages`, s.token, { content: `bench ${i}` }).then((msg) => answered.set(msg.id, Date.now())));
+    sends.push(
+      call('POST', `/api/v1/accounts/${s.accountId}/conversations/${s.convId}/messages`, s.token, { content: `bench ${i}` })
+        .then((msg) => answered.set(msg.id, Date.now()))
+        .catch((err) => failed.push(err.message.slice(0, 120))),
+    );
   }
   await Promise.all(sends);
   const achieved = total / ((Date.now() - t) / 1000);
   await new Promise((r) => setTimeout(r, 3000));
+  const latencies = arrivals.filter(([id]) => answered.has(id)).map(([id, at]) => Math.max(0, at - answered.get(id)));
+  const early = arrivals.filter(([id, at]) => answered.has(id) && at < answered.get(id)).length;
   latencies.sort((a, b) => a - b);
-  console.log(`latency: posted ${total} (${achieved.toFixed(0)}/s achieved), ${received} frames of ${total * SUBSCRIBERS} expected`);
+  console.log(`latency: posted ${total} (${achieved.toFixed(0)}/s achieved, ${failed.length} refused), ${arrivals.length} frames of ${answered.size * SUBSCRIBERS} expected for the accepted ones`);
+  if (failed.length) console.log(`latency: first refusal: ${failed[0]}`);
   if (latencies.length) {
-    console.log(`latency: API answer -> socket p50 ${pct(latencies, 50)} ms, p99 ${pct(latencies, 99)} ms, max ${latencies[latencies.length - 1]} ms (target p99 <= 100 ms; frames that beat the answer are not in the sample)`);
+    console.log(`latency: API answer -> socket p50 ${pct(latencies, 50)} ms, p99 ${pct(latencies, 99)} ms, max ${latencies[latencies.length - 1]} ms (target p99 <= 100 ms; ${early} frames beat the answer and count as 0 ms)`);
   }
   process.exit(0);
 }
