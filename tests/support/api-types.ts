@@ -7762,7 +7762,16 @@ export interface operations {
                             sender_name_type: string;
                             timezone: string;
                             webhook_url: string | null;
-                            working_hours: unknown[];
+                            /** @description The week, Sunday first: closed all day, or open from open_hour:open_minutes to close_hour:close_minutes in `timezone` */
+                            working_hours: {
+                                close_hour: number | null;
+                                close_minutes: number | null;
+                                closed_all_day: boolean;
+                                day_of_week: number;
+                                open_all_day: boolean;
+                                open_hour: number | null;
+                                open_minutes: number | null;
+                            }[];
                             working_hours_enabled: boolean;
                         }[];
                     };
@@ -7819,6 +7828,16 @@ export interface operations {
                     out_of_office_message?: string | null;
                     timezone?: string;
                     webhook_url?: string | "" | null;
+                    /** @description The days that change (`day_of_week` 0 = Sunday .. 6), merged field by field into the inbox's week; see the inbox's `working_hours` */
+                    working_hours?: {
+                        close_hour?: number | null;
+                        close_minutes?: number | null;
+                        closed_all_day?: boolean;
+                        day_of_week: number;
+                        open_all_day?: boolean;
+                        open_hour?: number | null;
+                        open_minutes?: number | null;
+                    }[];
                     working_hours_enabled?: boolean;
                 };
             };
@@ -7860,7 +7879,16 @@ export interface operations {
                         sender_name_type: string;
                         timezone: string;
                         webhook_url: string | null;
-                        working_hours: unknown[];
+                        /** @description The week, Sunday first: closed all day, or open from open_hour:open_minutes to close_hour:close_minutes in `timezone` */
+                        working_hours: {
+                            close_hour: number | null;
+                            close_minutes: number | null;
+                            closed_all_day: boolean;
+                            day_of_week: number;
+                            open_all_day: boolean;
+                            open_hour: number | null;
+                            open_minutes: number | null;
+                        }[];
                         working_hours_enabled: boolean;
                     };
                 };
@@ -7925,7 +7953,16 @@ export interface operations {
                         sender_name_type: string;
                         timezone: string;
                         webhook_url: string | null;
-                        working_hours: unknown[];
+                        /** @description The week, Sunday first: closed all day, or open from open_hour:open_minutes to close_hour:close_minutes in `timezone` */
+                        working_hours: {
+                            close_hour: number | null;
+                            close_minutes: number | null;
+                            closed_all_day: boolean;
+                            day_of_week: number;
+                            open_all_day: boolean;
+                            open_hour: number | null;
+                            open_minutes: number | null;
+                        }[];
                         working_hours_enabled: boolean;
                     };
                 };
@@ -7973,6 +8010,16 @@ export interface operations {
                     out_of_office_message?: string | null;
                     timezone?: string;
                     webhook_url?: string | "" | null;
+                    /** @description The days that change (`day_of_week` 0 = Sunday .. 6), merged field by field into the inbox's week; see the inbox's `working_hours` */
+                    working_hours?: {
+                        close_hour?: number | null;
+                        close_minutes?: number | null;
+                        closed_all_day?: boolean;
+                        day_of_week: number;
+                        open_all_day?: boolean;
+                        open_hour?: number | null;
+                        open_minutes?: number | null;
+                    }[];
                     working_hours_enabled?: boolean;
                 };
             };
@@ -8014,7 +8061,16 @@ export interface operations {
                         sender_name_type: string;
                         timezone: string;
                         webhook_url: string | null;
-                        working_hours: unknown[];
+                        /** @description The week, Sunday first: closed all day, or open from open_hour:open_minutes to close_hour:close_minutes in `timezone` */
+                        working_hours: {
+                            close_hour: number | null;
+                            close_minutes: number | null;
+                            closed_all_day: boolean;
+                            day_of_week: number;
+                            open_all_day: boolean;
+                            open_hour: number | null;
+                            open_minutes: number | null;
+                        }[];
                         working_hours_enabled: boolean;
                     };
                 };
@@ -8095,6 +8151,16 @@ export interface operations {
                     out_of_office_message?: string | null;
                     timezone?: string;
                     webhook_url?: string | "" | null;
+                    /** @description The days that change (`day_of_week` 0 = Sunday .. 6), merged field by field into the inbox's week; see the inbox's `working_hours` */
+                    working_hours?: {
+                        close_hour?: number | null;
+                        close_minutes?: number | null;
+                        closed_all_day?: boolean;
+                        day_of_week: number;
+                        open_all_day?: boolean;
+                        open_hour?: number | null;
+                        open_minutes?: number | null;
+                    }[];
                     working_hours_enabled?: boolean;
                 };
             };
@@ -8136,7 +8202,16 @@ export interface operations {
                         sender_name_type: string;
                         timezone: string;
                         webhook_url: string | null;
-                        working_hours: unknown[];
+                        /** @description The week, Sunday first: closed all day, or open from open_hour:open_minutes to close_hour:close_minutes in `timezone` */
+                        working_hours: {
+                            close_hour: number | null;
+                            close_minutes: number | null;
+                            closed_all_day: boolean;
+                            day_of_week: number;
+                            open_all_day: boolean;
+                            open_hour: number | null;
+                            open_minutes: number | null;
+                        }[];
                         working_hours_enabled: boolean;
                     };
                 };
@@ -12588,7 +12663,15 @@ export interface operations {
                         identity_validation_enabled: boolean;
                         name: string;
                         timezone: string;
-                        working_hours: unknown[];
+                        working_hours: {
+                            close_hour: number | null;
+                            close_minutes: number | null;
+                            closed_all_day: boolean;
+                            day_of_week: number;
+                            open_all_day: boolean;
+                            open_hour: number | null;
+                            open_minutes: number | null;
+                        }[];
                         working_hours_enabled: boolean;
                     };
                 };

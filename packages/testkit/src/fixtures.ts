@@ -26,6 +26,7 @@ import {
   type ContactSnapshot,
   type ConversationSnapshot,
   type Inbox,
+  type WorkingHour,
   type MessageSnapshot,
   type Team,
   type User,
@@ -92,8 +93,20 @@ export function inboxFixture(accountId: number, id: number, fields: Partial<Inbo
     webhook_url: null,
     avatar_url: '',
     provider: null,
+    working_hours_enabled: false,
+    timezone: 'UTC',
+    working_hours: defaultWorkingHours(),
     ...fields,
   });
+}
+
+/** Chatwoot's default week of a new inbox: Monday to Friday 09:00-17:00, the weekend closed. */
+export function defaultWorkingHours(): WorkingHour[] {
+  return [0, 1, 2, 3, 4, 5, 6].map((d) =>
+    d === 0 || d === 6
+      ? { day_of_week: d, closed_all_day: true, open_hour: null, open_minutes: null, close_hour: null, close_minutes: null, open_all_day: false }
+      : { day_of_week: d, closed_all_day: false, open_hour: 9, open_minutes: 0, close_hour: 17, close_minutes: 0, open_all_day: false },
+  );
 }
 
 export function conversationFixture(accountId: number, id: number, fields: Partial<ConversationSnapshot> = {}): ConversationSnapshot {

@@ -1,4 +1,4 @@
-import { waitFor } from '@parley/testkit';
+import { defaultWorkingHours, waitFor } from '@parley/testkit';
 import { envelope, agentData } from './bus';
 import { createConversation, createInbox as createInboxFor, expectError } from './fixtures';
 import { startHarness, type Harness, type TestAccount } from './harness';
@@ -47,6 +47,53 @@ describe('inboxes and inbox members (service level)', () => {
     expectError(badUrl, 422);
     expect(badUrl.body.errors[0].field).toBe('webhook_url');
     expectError(await h.call('POST', `${base()}/inboxes`, { as: acc.admin, raw: '{"name":' }), 400, 'malformed_json');
+  });
+
+  it('when an inbox is created, then it has Chatwoot\'s default week; the days a create or update names are merged into it, and inbox.updated carries them', async () => {
+    const inbox = await createInbox();
+    expect(inbox).toMatchObject({ working_hours_enabled: false, timezone: 'UTC', working_hours: defaultWorkingHours() });
+    const tuesday = { day_of_week: 2, closed_all_day: false, open_hour: 0, open_minutes: 0, close_hour: 23, close_minutes: 59, open_all_day: true };
+    const res = await h.call('PATCH', `${base()}/inboxes/${inbox.id}`, {
+      as: acc.admin,
+      body: { working_hours_enabled: true, timezone: 'Asia/Kolkata', working_hours: [{ day_of_week: 1, open_hour: 10, open_minutes: 30 }, { day_of_week: 2, open_all_day: true }, { day_of_week: 5, closed_all_day: true }] },
+    });
+    expect(res.status).toBe(200);
+    const week = defaultWorkingHours();
+    week[1] = { ...week[1]!, open_hour: 10, open_minutes: 30 };
+    week[2] = tuesday;
+    week[5] = { ...week[5]!, closed_all_day: true };
+    expect(res.body).toMatchObject({ working_hours_enabled: true, timezone: 'Asia/Kolkata', working_hours: week });
+    const [ev] = await h.events(acc.accountId, 'inbox.updated');
+    expect(ev.data).toMatchObject({ working_hours_enabled: true, timezone: 'Asia/Kolkata', working_hours: week });
+    expect(Object.keys(ev.changes ?? {}).sort()).toEqual(['timezone', 'working_hours', 'working_hours_enabled']);
+    const shown = await h.call('GET', `${base()}/inboxes/${inbox.id}`, { as: acc.admin });
+    expect(shown.body.working_hours).toEqual(week);
+    const created = await createInbox({ name: 'Weekend', working_hours: [{ day_of_week: 0, closed_all_day: false, open_hour: 8, open_minutes: 0, close_hour: 12, close_minutes: 0 }] });
+    expect(created.working_hours[0]).toEqual({ day_of_week: 0, closed_all_day: false, open_hour: 8, open_minutes: 0, close_hour: 12, close_minutes: 0, open_all_day: false });
+  });
+
+  it('when working hours or the time zone are invalid, then 422 naming the field and nothing changes', async () => {
+    const inbox = await createInbox();
+    const cases: Array<[unknown, string]> = [
+      [{ timezone: 'Mars/Olympus' }, 'timezone'],
+      [{ working_hours: [{ day_of_week: 7, closed_all_day: true }] }, 'working_hours.0.day_of_week'],
+      [{ working_hours: [{ day_of_week: 1, open_hour: 24 }] }, 'working_hours.0.open_hour'],
+      [{ working_hours: [{ day_of_week: 1, close_minutes: 60 }] }, 'working_hours.0.close_minutes'],
+      [{ working_hours: [{ day_of_week: 1, open_hour: 'nine' }] }, 'working_hours.0.open_hour'],
+      [{ working_hours: [{ day_of_week: 1, open_hour: 18 }] }, 'working_hours[0].close_hour'],
+      [{ working_hours: [{ day_of_week: 1, open_all_day: true, closed_all_day: true }] }, 'working_hours[0].open_all_day'],
+      [{ working_hours: [{ day_of_week: 0, closed_all_day: false }] }, 'working_hours[0].open_hour'],
+      [{ working_hours: [{ day_of_week: 1 }, { day_of_week: 1 }] }, 'working_hours.1.day_of_week'],
+      [{ working_hours: [{ day_of_week: 1, lunch: true }] }, 'working_hours.0'],
+      [{ working_hours: { day_of_week: 1 } }, 'working_hours'],
+    ];
+    for (const [body, field] of cases) {
+      const res = await h.call('PATCH', `${base()}/inboxes/${inbox.id}`, { as: acc.admin, body });
+      expectError(res, 422);
+      expect({ body, fields: res.body.errors.map((e: { field: string }) => e.field) }).toEqual({ body, fields: expect.arrayContaining([expect.stringContaining(field)]) });
+    }
+    const shown = await h.call('GET', `${base()}/inboxes/${inbox.id}`, { as: acc.admin });
+    expect(shown.body).toMatchObject({ timezone: 'UTC', working_hours: defaultWorkingHours() });
   });
 
   it('when an inbox is updated, then the answer and inbox.updated carry the change', async () => {
@@ -119,6 +166,7 @@ describe('inboxes and inbox members (service level)', () => {
     expect(byIdentifier.body).toEqual({
       id: inbox.id, account_id: acc.accountId, name: 'Support', channel_type: 'Channel::Api', channel_id: inbox.id, identifier: inbox.inbox_identifier,
       hmac_token: inbox.hmac_token, hmac_mandatory: true, webhook_url: 'https://hooks.example.com/in', avatar_url: '', provider: null,
+      working_hours_enabled: false, timezone: 'UTC', working_hours: defaultWorkingHours(),
     });
     const byId = await h.call('GET', `/internal/accounts/${acc.accountId}/inboxes/${inbox.id}`, { as: { role: null } });
     expect(byId.body.identifier).toBe(inbox.inbox_identifier);
@@ -126,7 +174,7 @@ describe('inboxes and inbox members (service level)', () => {
 
     const pub = await h.call('GET', `/public/api/v1/inboxes/${inbox.inbox_identifier}`, { as: { actor: { type: 'anonymous', id: null }, role: null } });
     expect(pub.body).toEqual({
-      identifier: inbox.inbox_identifier, identity_validation_enabled: true, name: 'Support', timezone: 'UTC', working_hours: [],
+      identifier: inbox.inbox_identifier, identity_validation_enabled: true, name: 'Support', timezone: 'UTC', working_hours: defaultWorkingHours(),
       working_hours_enabled: false, csat_survey_enabled: false, greeting_enabled: false,
     });
 

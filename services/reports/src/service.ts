@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { ProjectionKit, type ServiceDefinition } from '@parley/shared';
+import { peersAndProjections, type ServiceDefinition } from '@parley/shared';
 import type { ReportsConfig } from './config';
 import { createApp } from './app';
 import { reportsConsumer } from './events/consumer';
@@ -13,5 +13,6 @@ export const reportsService: ServiceDefinition<ReportsConfig> = {
   name: 'reports',
   migrationsDir: path.resolve(__dirname, '..', 'migrations'),
   createApp,
-  consumers: ({ log }) => [reportsConsumer(new ProjectionKit({ log }))],
+  // The consumer's copies read inboxes through to the conversations service (their working hours).
+  consumers: (deps) => [reportsConsumer(peersAndProjections(deps).projections)],
 };

@@ -7,6 +7,22 @@ import { id, isoTime, jsonObject, unixTime } from './common';
  * commands. Producers: `services/conversations/src/common/snapshots.ts`.
  */
 
+/**
+ * One day of an inbox's week (Chatwoot's `working_hours` rows, `weekly_schedule`): `day_of_week` 0
+ * (Sunday) to 6; closed all day, or open from `open_hour:open_minutes` to `close_hour:close_minutes`
+ * in the inbox's `timezone` (open all day: 00:00 to 23:59). Hours and minutes are null on a closed day.
+ */
+export const workingHourContract = z.strictObject({
+  day_of_week: z.number().int().min(0).max(6),
+  closed_all_day: z.boolean(),
+  open_hour: z.number().int().min(0).max(23).nullable(),
+  open_minutes: z.number().int().min(0).max(59).nullable(),
+  close_hour: z.number().int().min(0).max(23).nullable(),
+  close_minutes: z.number().int().min(0).max(59).nullable(),
+  open_all_day: z.boolean(),
+});
+export type WorkingHour = z.infer<typeof workingHourContract>;
+
 /** `inbox.*` data and `GET /internal/accounts/{a}/inboxes/{id}`, `/internal/inboxes/by_identifier/{identifier}`. */
 export const inboxContract = z.strictObject({
   id,
@@ -21,6 +37,12 @@ export const inboxContract = z.strictObject({
   /** `''` without a picture. */
   avatar_url: z.string(),
   provider: z.string().nullable(),
+  /** Whether the working hours apply (reports' business hours; 0 when off). */
+  working_hours_enabled: z.boolean(),
+  /** IANA time zone the working hours are in. */
+  timezone: z.string(),
+  /** The seven days, Sunday first. */
+  working_hours: z.array(workingHourContract),
 });
 export type Inbox = z.infer<typeof inboxContract>;
 

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { eventCatalogue, eventTypes } from '../events/catalogue';
 import { accountContract, agentBotContract, agentBotEventContract, agentContract, pubsubAgentRequest, pubsubTokenRotatedContract, teamContract, teamMemberContract, userContract } from './identity';
-import { agentInboxesContract, commandAnswerContract, conversationContract, inboxContract, inboxMemberContract, messageContract, typingContract } from './conversations';
+import { agentInboxesContract, commandAnswerContract, conversationContract, inboxContract, inboxMemberContract, messageContract, typingContract, workingHourContract } from './conversations';
 import { contactContract, contactInboxContract, contactInboxEventContract, contactMergedContract, pubsubContactRequest, resolvedContactInboxContract } from './contacts';
 
 /** Every contract by the name docs/contracts.md gives it, with where it is published. */
@@ -15,6 +15,7 @@ export const namedContracts: Array<{ name: string; schema: z.ZodType; where: str
   { name: 'AgentBotEvent', schema: agentBotEventContract, where: '`agent_bot.*`' },
   { name: 'AgentBot', schema: agentBotContract, where: 'gateway `GET /internal/accounts/{a}/agent_bots/{id}`' },
   { name: 'Inbox', schema: inboxContract, where: '`inbox.*`; conversations `GET /internal/accounts/{a}/inboxes/{id}`, `/internal/inboxes/by_identifier/{identifier}`' },
+  { name: 'WorkingHour', schema: workingHourContract, where: 'inside Inbox (`working_hours`)' },
   { name: 'InboxMember', schema: inboxMemberContract, where: '`inbox_member.*`' },
   { name: 'ConversationSnapshot', schema: conversationContract, where: '`conversation.*`, `assignee.changed`, `team.changed`; conversations `GET /internal/accounts/{a}/conversations/{id}`' },
   { name: 'Typing', schema: typingContract, where: '`conversation.typing_on|typing_off` (the typist is the envelope actor)' },

@@ -15,6 +15,8 @@ export interface InboxRow {
   working_hours_enabled: boolean;
   out_of_office_message: string | null;
   timezone: string;
+  /** The week (packages/shared `WorkingHour`s, Sunday first). */
+  working_hours: unknown;
   csat_survey_enabled: boolean;
   allow_messages_after_resolved: boolean;
   lock_to_single_conversation: boolean;

@@ -1,5 +1,6 @@
 import { isoOrNull, unixSeconds, unixSecondsOrNull } from '@parley/shared';
 import { priorityName, type ConversationRow, type InboxRow, type MessageRow } from './rows';
+import { weekOf } from '../inboxes/working-hours';
 
 /** docs/contracts.md `ConversationSnapshot`: the `data` of conversation.* events and of command answers. */
 export function conversationSnapshot(c: ConversationRow): Record<string, unknown> & { id: number } {
@@ -62,5 +63,8 @@ export function inboxSnapshot(i: InboxRow): Record<string, unknown> & { id: numb
     webhook_url: i.webhook_url,
     avatar_url: i.avatar_url ?? '',
     provider: null,
+    working_hours_enabled: i.working_hours_enabled,
+    timezone: i.timezone,
+    working_hours: weekOf(i.working_hours),
   };
 }

@@ -2,6 +2,7 @@ import type { RequestContext } from '@parley/shared';
 import type { InboxRow } from '../common/rows';
 import { isAdmin } from '../common/access';
 import type { InboxResponse, PublicInboxResponse } from './schemas';
+import { weekOf } from './working-hours';
 
 /** Chatwoot's inbox partial for an API channel; the HMAC secret only for administrators. */
 export function inboxData(i: InboxRow, ctx: RequestContext): InboxResponse {
@@ -20,7 +21,7 @@ export function inboxData(i: InboxRow, ctx: RequestContext): InboxResponse {
     enable_auto_assignment: i.enable_auto_assignment,
     auto_assignment_config: {},
     out_of_office_message: i.out_of_office_message,
-    working_hours: [],
+    working_hours: weekOf(i.working_hours),
     timezone: i.timezone,
     callback_webhook_url: null,
     allow_messages_after_resolved: i.allow_messages_after_resolved,
@@ -44,7 +45,7 @@ export function publicInboxData(i: InboxRow): PublicInboxResponse {
     identity_validation_enabled: i.hmac_mandatory,
     name: i.name,
     timezone: i.timezone,
-    working_hours: [],
+    working_hours: weekOf(i.working_hours),
     working_hours_enabled: i.working_hours_enabled,
     csat_survey_enabled: i.csat_survey_enabled,
     greeting_enabled: i.greeting_enabled,

@@ -4,7 +4,7 @@ import type { InboxRow } from '../common/rows';
 export const INBOX_SETTINGS = [
   'name', 'avatar_url', 'greeting_enabled', 'greeting_message', 'enable_auto_assignment', 'working_hours_enabled',
   'out_of_office_message', 'timezone', 'csat_survey_enabled', 'allow_messages_after_resolved', 'lock_to_single_conversation',
-  'webhook_url', 'hmac_mandatory', 'additional_attributes',
+  'webhook_url', 'hmac_mandatory', 'additional_attributes', 'working_hours',
 ] as const;
 export type InboxSettings = Partial<Record<(typeof INBOX_SETTINGS)[number], unknown>>;
 
@@ -14,7 +14,7 @@ export async function insertInbox(tx: Executor, accountId: number, identifier: s
   for (const k of INBOX_SETTINGS) {
     if (s[k] === undefined) continue;
     cols.push(k);
-    values.push(k === 'additional_attributes' ? JSON.stringify(s[k]) : s[k]);
+    values.push(k === 'additional_attributes' || k === 'working_hours' ? JSON.stringify(s[k]) : s[k]);
   }
   const { rows } = await tx.query<InboxRow>(`INSERT INTO inboxes (${cols.join(', ')}) VALUES (${values.map((_, i) => `$${i + 1}`).join(', ')}) RETURNING *`, values);
   return rows[0] as InboxRow;
@@ -25,7 +25,7 @@ export async function updateInboxRow(tx: Executor, accountId: number, id: number
   const values: unknown[] = [accountId, id];
   for (const k of INBOX_SETTINGS) {
     if (s[k] === undefined) continue;
-    values.push(k === 'additional_attributes' ? JSON.stringify(s[k]) : s[k]);
+    values.push(k === 'additional_attributes' || k === 'working_hours' ? JSON.stringify(s[k]) : s[k]);
     sets.push(`${k} = $${values.length}`);
   }
   const { rows } = await tx.query<InboxRow>(`UPDATE inboxes SET ${sets.join(', ')} WHERE account_id = $1 AND id = $2 RETURNING *`, values);

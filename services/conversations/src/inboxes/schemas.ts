@@ -1,5 +1,7 @@
 import { z } from 'zod';
+import { workingHourContract } from '@parley/shared';
 import { idInput, jsonObject } from '../common/validation';
+import { isTimeZone, workingHoursInput } from './working-hours';
 
 const webhookUrl = z
   .union([z.url({ protocol: /^https?$/ }).max(2048), z.literal(''), z.null()])
@@ -13,7 +15,8 @@ const settingsShape = {
   enable_auto_assignment: z.boolean(),
   working_hours_enabled: z.boolean(),
   out_of_office_message: z.string().max(20_000).nullable(),
-  timezone: z.string().min(1).max(100),
+  timezone: z.string().min(1).max(100).refine(isTimeZone, { message: 'is not a time zone (an IANA name such as Asia/Kolkata or UTC)' }),
+  working_hours: workingHoursInput.describe('The days that change (`day_of_week` 0 = Sunday .. 6), merged field by field into the inbox\'s week; see the inbox\'s `working_hours`'),
   csat_survey_enabled: z.boolean(),
   allow_messages_after_resolved: z.boolean(),
   lock_to_single_conversation: z.boolean(),
@@ -37,6 +40,7 @@ export const createInboxBody = z.object({ ...settingsShape, channel: channelSche
   working_hours_enabled: true,
   out_of_office_message: true,
   timezone: true,
+  working_hours: true,
   csat_survey_enabled: true,
   allow_messages_after_resolved: true,
   lock_to_single_conversation: true,
@@ -69,7 +73,7 @@ export const inboxResponse = z.object({
   enable_auto_assignment: z.boolean(),
   auto_assignment_config: z.record(z.string(), z.unknown()),
   out_of_office_message: z.string().nullable(),
-  working_hours: z.array(z.unknown()),
+  working_hours: z.array(workingHourContract).describe('The week, Sunday first: closed all day, or open from open_hour:open_minutes to close_hour:close_minutes in `timezone`'),
   timezone: z.string(),
   callback_webhook_url: z.string().nullable(),
   allow_messages_after_resolved: z.boolean(),
@@ -114,7 +118,7 @@ export const publicInboxResponse = z.object({
   identity_validation_enabled: z.boolean(),
   name: z.string(),
   timezone: z.string(),
-  working_hours: z.array(z.unknown()),
+  working_hours: z.array(workingHourContract),
   working_hours_enabled: z.boolean(),
   csat_survey_enabled: z.boolean(),
   greeting_enabled: z.boolean(),

@@ -8,6 +8,7 @@ import { deleteConversationsOf } from '../conversations/deletion';
 import { secureToken } from '../common/tokens';
 import type { Projections } from '../projections/store';
 import type { AgentResponse, UpdateInboxInput } from './schemas';
+import { defaultWeek, mergeWeek, weekOf } from './working-hours';
 import {
   addMembers, deleteInboxRow, findInbox, insertInbox, listInboxes, listMembers, removeMembers, updateInboxRow,
   type InboxMemberRow, type InboxSettings,
@@ -18,9 +19,11 @@ export interface InboxDeps {
   projections: Projections;
 }
 
-function settingsFrom(body: UpdateInboxInput): InboxSettings {
-  const { channel, ...rest } = body;
+/** `before`: the inbox's current week (an update), else a new inbox's default week. */
+function settingsFrom(body: UpdateInboxInput, before: InboxRow | null = null): InboxSettings {
+  const { channel, working_hours: days, ...rest } = body;
   const s: InboxSettings = { ...rest };
+  if (days !== undefined) s.working_hours = mergeWeek(before ? weekOf(before.working_hours) : defaultWeek(), days);
   if (s.avatar_url === '') s.avatar_url = null;
   if (channel?.webhook_url !== undefined) s.webhook_url = channel.webhook_url;
   if (channel?.hmac_mandatory !== undefined) s.hmac_mandatory = channel.hmac_mandatory;
@@ -51,10 +54,10 @@ export async function createInbox(deps: InboxDeps, ctx: RequestContext, accountI
 }
 
 export async function updateInbox(deps: InboxDeps, ctx: RequestContext, accountId: number, id: number, body: UpdateInboxInput): Promise<InboxRow> {
-  const settings = settingsFrom(body);
   return withTransaction(deps.pool, async (tx) => {
     const before = await findInbox(tx, accountId, id, { forUpdate: true });
     if (!before) throw new NotFoundError('Inbox', 'id');
+    const settings = settingsFrom(body, before);
     const after = (await updateInboxRow(tx, accountId, id, settings)) as InboxRow;
     const a = inboxSnapshot(after);
     await writeEvent(tx, ctx, { type: 'inbox.updated', accountId, data: a, changes: diff(inboxSnapshot(before), a) });

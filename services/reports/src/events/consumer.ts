@@ -1,5 +1,6 @@
 import type { PoolClient } from 'pg';
 import { accountOf, defineConsumer, type ConsumerSpec, type ConversationSnapshot, type ProjectionKit, type TypedEnvelope } from '@parley/shared';
+import { businessHoursOf, type BusinessHours } from './business-hours';
 import { deleteLabel, renameLabel, upsertLabel } from './labels';
 import { applySnapshot, deleteAccount, deleteConversation, insertFact, lockConversation, rebuildConversation, type NewFact } from './repository';
 
@@ -17,14 +18,34 @@ const noStatus = { status_from: null, status_to: null, actor_type: null };
  * serialises events of one conversation; the kernel's `processed_events` and the facts' unique
  * event id make a redelivery change nothing.
  */
-async function applyToConversation(tx: PoolClient, event: TypedEnvelope, snap: ConversationSnapshot, fact: Omit<NewFact, 'account_id' | 'conversation_id' | 'event_id'> | null): Promise<void> {
+async function applyToConversation(
+  projections: ProjectionKit,
+  tx: PoolClient,
+  event: TypedEnvelope,
+  snap: ConversationSnapshot,
+  fact: Omit<NewFact, 'account_id' | 'conversation_id' | 'event_id' | 'business_hours'> | null,
+): Promise<void> {
   const accountId = accountOf(event);
   const state = await lockConversation(tx, accountId, snap.id);
   if (state.deleted) return;
   await applySnapshot(tx, { ...snap, account_id: accountId }, event.occurred_at);
   const createdAt = new Date(snap.created_at * 1000);
-  if (fact) await insertFact(tx, { ...fact, account_id: accountId, conversation_id: snap.id, event_id: event.id });
+  if (fact) {
+    const hours = await inboxHours(projections, tx, accountId, fact.inbox_id, event.id);
+    await insertFact(tx, { ...fact, business_hours: hours, account_id: accountId, conversation_id: snap.id, event_id: event.id });
+  }
   if (fact || state.created_at === null) await rebuildConversation(tx, accountId, snap.id, state.created_at ?? createdAt);
+}
+
+/**
+ * The working hours a fact records: its inbox's copy as it stands (read through to the
+ * conversations service when no event has brought it yet; an owner that does not answer leaves
+ * them off). Recorded with the fact, so rebuilding gives the same values whatever the inbox's
+ * hours became later (Chatwoot computes them once, when the reporting event is written).
+ */
+async function inboxHours(projections: ProjectionKit, tx: PoolClient, accountId: number, inboxId: number | null, requestId: string): Promise<BusinessHours | null> {
+  if (inboxId === null) return null;
+  return businessHoursOf(await projections.readOne(tx, 'inbox', accountId, inboxId, { requestId }));
 }
 
 /**
@@ -58,13 +79,13 @@ export const reportsConsumer = (projections: ProjectionKit): ConsumerSpec =>
   });
 
   on(['conversation.created', 'conversation.updated', 'conversation.labels_changed', 'assignee.changed', 'team.changed'], async (tx, snap, event) => {
-    await applyToConversation(tx, event, snap, null);
+    await applyToConversation(projections, tx, event, snap, null);
   });
 
   on('conversation.status_changed', async (tx, snap, event) => {
     const change = event.changes?.['status'];
     const from = typeof change?.[0] === 'string' ? change[0] : null;
-    await applyToConversation(tx, event, snap, {
+    await applyToConversation(projections, tx, event, snap, {
       kind: 'status',
       at: new Date(event.occurred_at),
       seq: 0,
@@ -82,6 +103,7 @@ export const reportsConsumer = (projections: ProjectionKit): ConsumerSpec =>
     const counted = (msg.message_type === 0 || msg.message_type === 1) && !msg.private;
     const attrs = msg.content_attributes;
     await applyToConversation(
+      projections,
       tx,
       event,
       msg.conversation,

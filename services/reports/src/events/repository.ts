@@ -44,10 +44,13 @@ export interface NewFact extends Fact {
 export async function insertFact(tx: Executor, f: NewFact): Promise<void> {
   await tx.query(
     `INSERT INTO conversation_facts (account_id, conversation_id, event_id, kind, at, seq, inbox_id, assignee_id, team_id, message_type, private,
-                                     sender_type, sender_id, automated, status_from, status_to, actor_type)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17)
+                                     sender_type, sender_id, automated, status_from, status_to, actor_type, business_hours)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18)
      ON CONFLICT (event_id) DO NOTHING`,
-    [f.account_id, f.conversation_id, f.event_id, f.kind, f.at, f.seq, f.inbox_id, f.assignee_id, f.team_id, f.message_type, f.private, f.sender_type, f.sender_id, f.automated, f.status_from, f.status_to, f.actor_type],
+    [
+      f.account_id, f.conversation_id, f.event_id, f.kind, f.at, f.seq, f.inbox_id, f.assignee_id, f.team_id, f.message_type, f.private, f.sender_type, f.sender_id,
+      f.automated, f.status_from, f.status_to, f.actor_type, f.business_hours === null ? null : JSON.stringify(f.business_hours),
+    ],
   );
 }
 
@@ -55,7 +58,7 @@ const num = (v: unknown) => (v === null || v === undefined ? null : Number(v));
 
 export async function factsOf(tx: Executor, accountId: number, conversationId: number): Promise<Fact[]> {
   const r = await tx.query(
-    `SELECT kind, at, inbox_id, assignee_id, team_id, message_type, private, sender_type, sender_id, automated, status_from, status_to, actor_type
+    `SELECT kind, at, inbox_id, assignee_id, team_id, message_type, private, sender_type, sender_id, automated, status_from, status_to, actor_type, business_hours
        FROM conversation_facts WHERE account_id = $1 AND conversation_id = $2 ORDER BY at, seq, id`,
     [accountId, conversationId],
   );
@@ -90,7 +93,7 @@ export async function rebuildConversation(tx: Executor, accountId: number, conve
       conversationId,
       events.map((e) => e.name),
       events.map((e) => e.value),
-      events.map(() => 0),
+      events.map((e) => e.value_in_business_hours),
       events.map((e) => e.start),
       events.map((e) => e.end),
       events.map((e) => e.inbox_id),

@@ -4,6 +4,8 @@
  * events arrived in, however often they were delivered, and when they are replayed.
  */
 
+import { businessSeconds, type BusinessHours } from './business-hours';
+
 export type ReportingEventName = 'conversation_resolved' | 'first_response' | 'reply_time' | 'conversation_opened' | 'conversation_bot_handoff' | 'conversation_bot_resolved';
 
 export interface Fact {
@@ -20,12 +22,16 @@ export interface Fact {
   status_from: string | null;
   status_to: string | null;
   actor_type: string | null;
+  /** The inbox's working hours when the fact was recorded (null: off). */
+  business_hours: BusinessHours | null;
 }
 
 export interface DerivedEvent {
   name: ReportingEventName;
   /** Seconds. */
   value: number;
+  /** The seconds of the interval inside the inbox's working hours (those of the fact that ends it). */
+  value_in_business_hours: number;
   start: Date;
   end: Date;
   inbox_id: number | null;
@@ -62,7 +68,7 @@ export function deriveReportingEvents(createdAt: Date, facts: readonly Fact[]): 
   let humanReplied = false;
   let botReplied = false;
   const at = (f: Fact, name: ReportingEventName, start: Date, user: number | null) =>
-    out.push({ name, value: seconds(start, f.at), start, end: f.at, inbox_id: f.inbox_id, user_id: user, team_id: f.team_id });
+    out.push({ name, value: seconds(start, f.at), value_in_business_hours: businessSeconds(start, f.at, f.business_hours), start, end: f.at, inbox_id: f.inbox_id, user_id: user, team_id: f.team_id });
 
   for (const f of facts) {
     if (f.kind === 'message') {
