@@ -1612,7 +1612,7 @@ export interface paths {
         };
         /**
          * Download the agents report (CSV)
-         * @description Administrators only (403 otherwise). `agents_report.csv`: "Reporting period YYYY-MM-DD to YYYY-MM-DD", then "Agent name", "Assigned conversations", "Avg first response time", "Avg resolution time", "Avg customer waiting time", "Resolution Count"; times humanised ("1 hour 5 minutes", "--" for none). The numbers are `summary_reports/agent`'s. Bad `since`/`until`: 422.
+         * @description Administrators only (403 otherwise). `agents_report.csv`: "Reporting period YYYY-MM-DD to YYYY-MM-DD", an empty line, then "Agent name", "Assigned conversations", "Avg first response time", "Avg resolution time", "Avg customer waiting time", "Resolution Count"; times humanised ("1 hour 5 minutes", "--" for none). The numbers are `summary_reports/agent`'s. Bad `since`/`until`: 422.
          */
         get: operations["downloadAgentsReport"];
         put?: never;
@@ -1652,7 +1652,7 @@ export interface paths {
         };
         /**
          * Download the conversation traffic heatmap (CSV)
-         * @description Administrators only (403 otherwise). `conversation_traffic.csv`: "Timezone,UTC+hh:mm", then a header of the 24 hours and one line per day of `[since, until)` (local to `timezone_offset`) with the conversations created in each hour. Bad parameters: 422.
+         * @description Administrators only (403 otherwise). `conversation_traffic.csv`, Chatwoot's heatmap: "Timezone,UTC+hh:mm", then "Start of the hour" and one column per day, then one line per hour ("00:00" to "23:00") with the conversations created in that hour of each day, local to `timezone_offset`. The days are those of `[since, until)`, or without them the 6 days before today (Chatwoot's window). Bad parameters: 422.
          */
         get: operations["downloadConversationTrafficReport"];
         put?: never;
@@ -1692,7 +1692,7 @@ export interface paths {
         };
         /**
          * Download the inboxes report (CSV)
-         * @description Administrators only (403 otherwise). `inboxes_report.csv`: "Reporting period YYYY-MM-DD to YYYY-MM-DD", then "Inbox name", "Inbox type", "No. of conversations", "Avg first response time", "Avg resolution time"; times humanised ("1 hour 5 minutes", "--" for none). The numbers are `summary_reports/inbox`'s. Bad `since`/`until`: 422.
+         * @description Administrators only (403 otherwise). `inboxes_report.csv`: "Reporting period YYYY-MM-DD to YYYY-MM-DD", an empty line, then "Inbox name", "Inbox type", "No. of conversations", "Avg first response time", "Avg resolution time", "Avg customer waiting time", "Resolution Count"; times humanised ("1 hour 5 minutes", "--" for none). The numbers are `summary_reports/inbox`'s. Bad `since`/`until`: 422.
          */
         get: operations["downloadInboxesReport"];
         put?: never;
@@ -1712,7 +1712,7 @@ export interface paths {
         };
         /**
          * Download the labels report (CSV)
-         * @description Administrators only (403 otherwise). `labels_report.csv`: "Reporting period YYYY-MM-DD to YYYY-MM-DD", then "Label", "No. of conversations", "Avg first response time", "Avg resolution time"; times humanised ("1 hour 5 minutes", "--" for none). The numbers are `summary_reports/label`'s. Bad `since`/`until`: 422.
+         * @description Administrators only (403 otherwise). `labels_report.csv`: "Reporting period YYYY-MM-DD to YYYY-MM-DD", an empty line, then "Label", "No. of conversations", "Avg first response time", "Avg resolution time", "Avg reply time", "Resolution Count"; times humanised ("1 hour 5 minutes", "--" for none). The numbers are `summary_reports/label`'s. Bad `since`/`until`: 422.
          */
         get: operations["downloadLabelsReport"];
         put?: never;
@@ -1752,7 +1752,7 @@ export interface paths {
         };
         /**
          * Download the teams report (CSV)
-         * @description Administrators only (403 otherwise). `teams_report.csv`: "Reporting period YYYY-MM-DD to YYYY-MM-DD", then "Team name", "No. of conversations", "Avg first response time", "Avg resolution time"; times humanised ("1 hour 5 minutes", "--" for none). The numbers are `summary_reports/team`'s. Bad `since`/`until`: 422.
+         * @description Administrators only (403 otherwise). `teams_report.csv`: "Reporting period YYYY-MM-DD to YYYY-MM-DD", an empty line, then "Team name", "Conversations count", "Avg first response time", "Avg resolution time", "Avg customer waiting time", "Resolution Count"; times humanised ("1 hour 5 minutes", "--" for none). The numbers are `summary_reports/team`'s. Bad `since`/`until`: 422.
          */
         get: operations["downloadTeamsReport"];
         put?: never;
@@ -10897,12 +10897,14 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description OK */
+            /** @description A CSV file (`Content-Disposition: attachment`) */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "text/csv": string;
+                };
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
@@ -10998,12 +11000,14 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description OK */
+            /** @description A CSV file (`Content-Disposition: attachment`) */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "text/csv": string;
+                };
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
@@ -11097,12 +11101,14 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description OK */
+            /** @description A CSV file (`Content-Disposition: attachment`) */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "text/csv": string;
+                };
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
@@ -11143,12 +11149,14 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description OK */
+            /** @description A CSV file (`Content-Disposition: attachment`) */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "text/csv": string;
+                };
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
@@ -11257,12 +11265,14 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description OK */
+            /** @description A CSV file (`Content-Disposition: attachment`) */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "text/csv": string;
+                };
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];

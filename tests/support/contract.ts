@@ -131,7 +131,11 @@ export function contractViolations(r: ObservedResponse): string[] | null {
     response = doc.components.responses[name] ?? {};
     schemaParts = ['components', 'responses', name];
   }
-  const media = (response['content'] as Record<string, unknown> | undefined)?.['application/json'] as { schema?: unknown } | undefined;
+  const content = response['content'] as Record<string, unknown> | undefined;
+  // A download documented with its media type (a CSV): the answer must carry that type.
+  const other = Object.keys(content ?? {}).find((t) => t !== 'application/json');
+  if (other && !content?.['application/json']) return r.contentType?.startsWith(other) ? [] : [`documented as ${other}, but content-type is ${r.contentType ?? 'missing'}`];
+  const media = content?.['application/json'] as { schema?: unknown } | undefined;
   if (!media?.schema) {
     return r.text === '' ? [] : [`documented with an empty body, but the answer has one: ${r.text.slice(0, 300)}`];
   }

@@ -8,6 +8,8 @@ export interface ResponseSpec {
   /** The body the route answers with; omit for an empty body. */
   schema?: z.ZodType;
   example?: unknown;
+  /** A body that is not JSON (a download): its media type, documented as text. */
+  mediaType?: string;
 }
 
 /**
@@ -315,6 +317,7 @@ export function buildOpenApiDocument(sources: OperationSource[], options: OpenAp
     for (const [status, spec] of Object.entries(op.responses)) {
       const r: Record<string, unknown> = { description: spec.description };
       if (spec.schema) r['content'] = { 'application/json': withExample({ schema: converter.convert(spec.schema, 'output', `${op.operationId} ${status}`) }, spec.example) };
+      else if (spec.mediaType) r['content'] = { [spec.mediaType]: withExample({ schema: { type: 'string' } }, spec.example) };
       responses[status] = r;
     }
     for (const status of new Set([...(op.errors ?? []), ...(source.errors ?? []), ...impliedErrorStatuses(op)])) {

@@ -14,12 +14,25 @@ const agentNames: Named = async (deps, accountId, _rows, requestId) =>
 const copyNames =
   (kind: 'team' | 'inbox'): Named =>
   async (deps, accountId) =>
-    new Map((await deps.projections.list(deps.pool, kind, accountId)).map((x) => [x.id, { name: x.name, ...('channel_type' in x ? { type: x.channel_type } : {}) }]));
+    new Map((await deps.projections.list(deps.pool, kind, accountId)).map((x) => [x.id, { name: x.name, ...('channel_type' in x ? { type: channelName(x.channel_type) } : {}) }]));
+
+/** Chatwoot's `inbox.channel.name` (API inboxes are the only channel here). */
+const channelName = (channelType: string) => (channelType === 'Channel::Api' ? 'API' : channelType.replace(/^Channel::/, ''));
 const labelNames: Named = async (_deps, _accountId, rows) => new Map(rows.map((r) => [r.id, { name: r.name ?? '' }]));
 
 const t = (v: number | null | undefined) => humanDuration(v ?? null);
 
-/** Chatwoot's file names and columns (app/views/api/v2/accounts/reports/*.csv.erb, config/locales/en.yml). */
+/**
+ * The five numbers every row carries after its names, in the order of Chatwoot's
+ * `ReportsHelper#generate_readable_report_metrics`: conversations, first response, resolution,
+ * reply (customer waiting) time, resolutions.
+ */
+const metrics = (r: SummaryRow) => [r['conversations_count'] ?? 0, t(r['avg_first_response_time']), t(r['avg_resolution_time']), t(r['avg_reply_time']), r['resolved_conversations_count'] ?? 0];
+
+/**
+ * Chatwoot's file names and columns (app/views/api/v2/accounts/reports/*.csv.erb, the rows of
+ * app/helpers/api/v2/accounts/reports_helper.rb, the headers of config/locales/en.yml `reports.*_csv`).
+ */
 const CSVS = [
   {
     path: 'agents',
@@ -27,35 +40,46 @@ const CSVS = [
     file: 'agents_report.csv',
     names: agentNames,
     header: ['Agent name', 'Assigned conversations', 'Avg first response time', 'Avg resolution time', 'Avg customer waiting time', 'Resolution Count'],
-    line: (r: SummaryRow, n: { name: string }) => [n.name, r['conversations_count'] ?? 0, t(r['avg_first_response_time']), t(r['avg_resolution_time']), t(r['avg_reply_time']), r['resolved_conversations_count'] ?? 0],
+    line: (r: SummaryRow, n: { name: string }) => [n.name, ...metrics(r)],
   },
   {
     path: 'inboxes',
     dim: 'inbox' as const,
     file: 'inboxes_report.csv',
     names: copyNames('inbox'),
-    header: ['Inbox name', 'Inbox type', 'No. of conversations', 'Avg first response time', 'Avg resolution time'],
-    line: (r: SummaryRow, n: { name: string; type?: string }) => [n.name, n.type ?? '', r['conversations_count'] ?? 0, t(r['avg_first_response_time']), t(r['avg_resolution_time'])],
+    header: ['Inbox name', 'Inbox type', 'No. of conversations', 'Avg first response time', 'Avg resolution time', 'Avg customer waiting time', 'Resolution Count'],
+    line: (r: SummaryRow, n: { name: string; type?: string }) => [n.name, n.type ?? '', ...metrics(r)],
   },
   {
     path: 'labels',
     dim: 'label' as const,
     file: 'labels_report.csv',
     names: labelNames,
-    header: ['Label', 'No. of conversations', 'Avg first response time', 'Avg resolution time'],
-    line: (r: SummaryRow, n: { name: string }) => [n.name, r['conversations_count'] ?? 0, t(r['avg_first_response_time']), t(r['avg_resolution_time'])],
+    header: ['Label', 'No. of conversations', 'Avg first response time', 'Avg resolution time', 'Avg reply time', 'Resolution Count'],
+    line: (r: SummaryRow, n: { name: string }) => [n.name, ...metrics(r)],
   },
   {
     path: 'teams',
     dim: 'team' as const,
     file: 'teams_report.csv',
     names: copyNames('team'),
-    header: ['Team name', 'No. of conversations', 'Avg first response time', 'Avg resolution time'],
-    line: (r: SummaryRow, n: { name: string }) => [n.name, r['conversations_count'] ?? 0, t(r['avg_first_response_time']), t(r['avg_resolution_time'])],
+    header: ['Team name', 'Conversations count', 'Avg first response time', 'Avg resolution time', 'Avg customer waiting time', 'Resolution Count'],
+    line: (r: SummaryRow, n: { name: string }) => [n.name, ...metrics(r)],
   },
 ];
 
-const csvResponse = { description: 'A CSV file (`text/csv`, `Content-Disposition: attachment`)', contentType: 'text/csv' };
+/**
+ * Chatwoot's heatmap window when none is given: the 6 local days before today, `timezone_offset`
+ * hours east of UTC (`HeatmapHelper`: since = today's local midnight - 6 days, until = that midnight).
+ */
+function lastSixDays(raw: Record<string, unknown>): { since: string; until: string } {
+  const offset = readReportQuery({ ...raw, since: '0', until: '1' }, { scoped: false }).offsetSeconds;
+  const midnight = Math.floor((Date.now() / 1000 + offset) / 86_400) * 86_400 - offset;
+  return { since: String(midnight - 6 * 86_400), until: String(midnight) };
+}
+
+
+const csvResponse = { description: 'A CSV file (`Content-Disposition: attachment`)', mediaType: 'text/csv' };
 
 export const csvRoutes = [
   ...CSVS.map((c) =>
@@ -64,17 +88,18 @@ export const csvRoutes = [
       path: `${V2}/reports/${c.path}`,
       operationId: `download${c.path[0]!.toUpperCase()}${c.path.slice(1)}Report`,
       summary: `Download the ${c.path} report (CSV)`,
-      description: `Administrators only (403 otherwise). \`${c.file}\`: "Reporting period YYYY-MM-DD to YYYY-MM-DD", then ${c.header.map((h) => `"${h}"`).join(', ')}; times humanised ("1 hour 5 minutes", "--" for none). The numbers are \`summary_reports/${c.dim}\`'s. Bad \`since\`/\`until\`: 422.`,
+      description: `Administrators only (403 otherwise). \`${c.file}\`: "Reporting period YYYY-MM-DD to YYYY-MM-DD", an empty line, then ${c.header.map((h) => `"${h}"`).join(', ')}; times humanised ("1 hour 5 minutes", "--" for none). The numbers are \`summary_reports/${c.dim}\`'s. Bad \`since\`/\`until\`: 422.`,
       tags: ['Reports'],
       security: ['userApiKey'],
       role: 'administrator',
       query: reportQueryDoc,
+      response: csvResponse,
       errors: [403, 422],
       handler: async ({ query, accountId, ctx, res }, deps) => {
         const q = readReportQuery(query as Record<string, unknown>, { scoped: false });
         const rows = await summaryRowsFor(deps, accountId, c.dim, q, q.businessHours, ctx.requestId);
         const names = await c.names(deps, accountId, rows, ctx.requestId);
-        let text = periodLine(q.since, q.until) + csvLine(c.header);
+        let text = periodLine(q.since, q.until) + '\n' + csvLine(c.header);
         for (const r of rows) text += csvLine(c.line(r, names.get(r.id) ?? { name: `#${r.id}` }));
         res.setHeader('Content-Type', 'text/csv; charset=utf-8');
         res.setHeader('Content-Disposition', `attachment; filename=${c.file}`);
@@ -88,20 +113,22 @@ export const csvRoutes = [
     operationId: 'downloadConversationTrafficReport',
     summary: 'Download the conversation traffic heatmap (CSV)',
     description:
-      'Administrators only (403 otherwise). `conversation_traffic.csv`: "Timezone,UTC+hh:mm", then a header of the 24 hours and one line per day of `[since, until)` (local to `timezone_offset`) with the conversations created in each hour. Bad parameters: 422.',
+      'Administrators only (403 otherwise). `conversation_traffic.csv`, Chatwoot\'s heatmap: "Timezone,UTC+hh:mm", then "Start of the hour" and one column per day, then one line per hour ("00:00" to "23:00") with the conversations created in that hour of each day, local to `timezone_offset`. The days are those of `[since, until)`, or without them the 6 days before today (Chatwoot\'s window). Bad parameters: 422.',
     tags: ['Reports'],
     security: ['userApiKey'],
     role: 'administrator',
     query: reportQueryDoc,
+    response: csvResponse,
     errors: [403, 422],
     handler: async ({ query, accountId, res }, { pool }) => {
-      const q = readReportQuery(query as Record<string, unknown>, { scoped: false });
+      const raw = query as Record<string, unknown>;
+      const q = readReportQuery(raw['since'] === undefined && raw['until'] === undefined ? { ...raw, ...lastSixDays(raw) } : raw, { scoped: false });
       const cells = await trafficByHour(pool, accountId, q, q.offsetSeconds);
       const sign = q.offsetSeconds < 0 ? '-' : '+';
       const abs = Math.abs(q.offsetSeconds);
       const zone = `UTC${sign}${String(Math.floor(abs / 3600)).padStart(2, '0')}:${String(Math.floor((abs % 3600) / 60)).padStart(2, '0')}`;
-      let text = csvLine(['Timezone', zone]) + csvLine(['Date', ...Array.from({ length: 24 }, (_, h) => `${String(h).padStart(2, '0')}:00`)]);
-      for (const [date, hours] of cells) text += csvLine([date, ...hours]);
+      let text = csvLine(['Timezone', zone]) + csvLine(['Start of the hour', ...cells.map(([date]) => date)]);
+      for (let h = 0; h < 24; h++) text += csvLine([`${String(h).padStart(2, '0')}:00`, ...cells.map(([, hours]) => hours[h] ?? 0)]);
       res.setHeader('Content-Type', 'text/csv; charset=utf-8');
       res.setHeader('Content-Disposition', 'attachment; filename=conversation_traffic.csv');
       res.send(text);

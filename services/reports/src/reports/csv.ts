@@ -24,10 +24,14 @@ export function humanDuration(seconds: number | null): string {
   return parts.slice(0, 2).join(' ');
 }
 
-/** One CSV field: quoted when it holds a comma, quote or line break; a leading formula character is neutralised (Chatwoot's CSVSafe). */
+/**
+ * One CSV field: quoted when it holds a comma, quote or line break; a leading formula character is
+ * neutralised (Chatwoot's CSVSafe) except in "--", the placeholder of a time not measured (Chatwoot
+ * writes its rows with plain CSV: "--").
+ */
 export function csvField(v: string | number): string {
   let s = String(v);
-  if (typeof v === 'string' && /^[=+\-@\t\r]/.test(s)) s = `'${s}`;
+  if (typeof v === 'string' && s !== '--' && /^[=+\-@\t\r]/.test(s)) s = `'${s}`;
   return /[",\r\n]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
 }
 
