@@ -99,8 +99,9 @@ export const reportsConsumer = (projections: ProjectionKit): ConsumerSpec =>
 
   on('message.created', async (tx, msg, event) => {
     // Only what reports count or measure: incoming messages and public outgoing replies (not
-    // private notes, activity messages or templates).
-    const counted = (msg.message_type === 0 || msg.message_type === 1) && !msg.private;
+    // activity messages or templates), and a person's private notes (never counted as messages,
+    // but a person working the conversation means a resolution is not the bot's, as in Chatwoot).
+    const counted = (msg.message_type === 0 || msg.message_type === 1) && (!msg.private || msg.sender_type === 'User');
     const attrs = msg.content_attributes;
     await applyToConversation(
       projections,

@@ -41,6 +41,15 @@ export interface DerivedEvent {
 
 const seconds = (from: Date, to: Date) => Math.max(0, (to.getTime() - from.getTime()) / 1000);
 
+/**
+ * A person took part: any outgoing message with a user as sender, a private note or one an
+ * automation sent on their behalf included (Chatwoot's `messages.exists?(message_type: :outgoing,
+ * sender_type: 'User')`, which keeps a resolution from being the bot's).
+ */
+export function isUserInteraction(f: Fact): boolean {
+  return f.kind === 'message' && f.message_type === 1 && f.sender_type === 'User';
+}
+
 /** A reply the customer sees from a person: outgoing, public, sent by a user, not by a rule or campaign. */
 export function isHumanReply(f: Fact): boolean {
   return f.kind === 'message' && f.message_type === 1 && f.private === false && f.sender_type === 'User' && !f.automated;
@@ -53,7 +62,8 @@ export function isHumanReply(f: Fact): boolean {
  *   when none runs; a human or bot reply, or resolving, ends it), measured from the wait's start,
  *   credited to the agent who replied.
  * - `conversation_resolved`: every resolution, measured from creation; credited to the assignee.
- *   `conversation_bot_resolved` beside it when a bot replied and no person did.
+ *   `conversation_bot_resolved` beside it when a bot replied (or resolved) and no person wrote
+ *   anything outgoing, a private note included.
  * - `conversation_opened`: every change to open, valued the time since the last resolution (0 when
  *   it was not resolved). `conversation_bot_handoff`: the first change from pending (the bot's) to
  *   open, valued the time since creation.
@@ -65,13 +75,14 @@ export function deriveReportingEvents(createdAt: Date, facts: readonly Fact[]): 
   let clockFrom = createdAt;
   let lastResolvedAt: Date | null = null;
   let handedOff = false;
-  let humanReplied = false;
+  let userInteracted = false;
   let botReplied = false;
   const at = (f: Fact, name: ReportingEventName, start: Date, user: number | null) =>
     out.push({ name, value: seconds(start, f.at), value_in_business_hours: businessSeconds(start, f.at, f.business_hours), start, end: f.at, inbox_id: f.inbox_id, user_id: user, team_id: f.team_id });
 
   for (const f of facts) {
     if (f.kind === 'message') {
+      if (isUserInteraction(f)) userInteracted = true;
       if (f.message_type === 0) {
         waitingSince ??= f.at;
       } else if (isHumanReply(f)) {
@@ -81,7 +92,6 @@ export function deriveReportingEvents(createdAt: Date, facts: readonly Fact[]): 
         }
         if (waitingSince) at(f, 'reply_time', waitingSince, f.sender_id);
         waitingSince = null;
-        humanReplied = true;
       } else if (f.message_type === 1 && f.private === false && f.sender_type === 'AgentBot') {
         waitingSince = null;
         botReplied = true;
@@ -91,7 +101,9 @@ export function deriveReportingEvents(createdAt: Date, facts: readonly Fact[]): 
     if (f.status_to === f.status_from) continue;
     if (f.status_to === 'resolved') {
       at(f, 'conversation_resolved', createdAt, f.assignee_id);
-      if (!humanReplied && (botReplied || f.actor_type === 'agent_bot')) at(f, 'conversation_bot_resolved', createdAt, f.assignee_id);
+      // Chatwoot: the inbox has an active bot and no user's outgoing message exists. Inboxes carry no
+      // bot here; a bot that replied, or resolved, stands for it.
+      if (!userInteracted && (botReplied || f.actor_type === 'agent_bot')) at(f, 'conversation_bot_resolved', createdAt, f.assignee_id);
       lastResolvedAt = f.at;
       waitingSince = null;
     } else if (f.status_to === 'open') {
