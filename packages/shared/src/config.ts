@@ -28,6 +28,13 @@ export const baseConfigSchema = z.object({
   /** When set, idle queues expire after this many ms (tests use it to leave nothing behind). */
   QUEUE_EXPIRES_MS: z.coerce.number().int().positive().optional(),
   CONSUMER_PREFETCH: z.coerce.number().int().min(1).max(1000).default(20),
+  /**
+   * Consumers run in batch mode (`inBatches`): at most this many events per transaction, and how
+   * long the first event waits for more when the consumer is idle (under load, what arrives
+   * while a batch is written goes as the next one, without waiting).
+   */
+  CONSUMER_BATCH_SIZE: z.coerce.number().int().min(1).max(500).default(50),
+  CONSUMER_BATCH_WAIT_MS: z.coerce.number().int().min(0).max(1000).default(5),
   CONSUMER_MAX_ATTEMPTS: z.coerce.number().int().min(1).max(50).default(5),
   SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().min(100).default(10_000),
   /**

@@ -10,8 +10,12 @@ import { AppError, isOutageError } from './errors';
 
 export type EventHandler = (tx: PoolClient, event: EventEnvelope) => Promise<void>;
 
-/** Handles a batch of events, in arrival order, in one transaction (events seen before are already left out). */
-export type BatchHandler = (tx: PoolClient, events: EventEnvelope[]) => Promise<void>;
+/**
+ * Handles a batch of events, in arrival order, in one transaction (events seen before are already
+ * left out). `each` runs the work of one event in that event's consumer span (its trace, while
+ * tracing is on), as per-message mode does for the whole message.
+ */
+export type BatchHandler = (tx: PoolClient, events: EventEnvelope[], each: <T>(event: EventEnvelope, fn: () => Promise<T>) => Promise<T>) => Promise<void>;
 
 export interface BatchOptions {
   handle: BatchHandler;
@@ -33,6 +37,12 @@ export interface ConsumerOptions {
   handle?: EventHandler;
   /** ...or batch mode: up to `size` messages per transaction, batches one after the other in arrival order. */
   batch?: BatchOptions;
+  /**
+   * Whether an event needs handling at all (false: the handler would do nothing with it, say a
+   * contacts consumer given an agent's reply). Such an event is acked at once, with no
+   * transaction and no processed_events row: it has no effect, so a redelivery has none either.
+   */
+  wants?: (event: EventEnvelope) => boolean;
   /** Unacked messages at once (per message mode; batch mode takes twice the batch size). */
   prefetch?: number;
   /** Attempts before a failing message is dead-lettered. */
@@ -103,6 +113,8 @@ export class EventConsumer {
   private buffer: Gathered[] = [];
   private timer: NodeJS.Timeout | null = null;
   private chain: Promise<void> = Promise.resolve();
+  /** Batches queued on the chain and not finished: while there are any, new messages gather for the next one. */
+  private pending = 0;
   private readonly retryTimers = new Set<NodeJS.Timeout>();
 
   constructor(private readonly opts: ConsumerOptions) {
@@ -173,15 +185,27 @@ export class EventConsumer {
     return parsed.envelope;
   }
 
+  /** An event the consumer has nothing to do for: acked now, no transaction (see `wants`). */
+  private skip(ch: Channel, msg: ConsumeMessage, event: EventEnvelope): boolean {
+    let wanted = true;
+    try {
+      wanted = this.opts.wants ? this.opts.wants(event) : true;
+    } catch {
+      // a predicate that cannot decide leaves the event to its handler
+    }
+    if (wanted) return false;
+    this.count(event.type, 'handled');
+    safe(() => ch.ack(msg));
+    return true;
+  }
+
   private async onMessage(ch: Channel, msg: ConsumeMessage): Promise<void> {
     const log = this.opts.log;
     const event = this.parse(ch, msg);
-    if (!event) return;
+    if (!event || this.skip(ch, msg, event)) return;
     const timer = this.opts.metrics?.eventDuration.startTimer({ queue: this.opts.queue, type: event.type });
     try {
-      const done = tracingEnabled()
-        ? await inSpan(`${this.opts.queue} process`, { kind: 'consumer', parent: event.traceparent, attributes: { 'messaging.system': 'rabbitmq', 'messaging.destination.name': this.opts.queue, 'messaging.message.id': event.id, 'parley.event.type': event.type } }, () => this.process(event))
-        : await this.process(event);
+      const done = await this.inEventSpan(event, () => this.process(event));
       timer?.();
       this.count(event.type, done ? 'handled' : 'duplicate');
       safe(() => ch.ack(msg));
@@ -219,14 +243,19 @@ export class EventConsumer {
     return { delay, requeue };
   }
 
-  /** Batch mode: adds a message to the batch being gathered; a full batch, or the first message's wait, flushes it. */
+  /**
+   * Batch mode: adds a message to the batch being gathered. A full batch is queued at once;
+   * otherwise the first message's wait queues it, unless a batch is still being written: then
+   * messages keep gathering and go as the next batch as soon as that one is done, so batches
+   * grow with the load (one transaction for what arrived meanwhile) and add no wait when idle.
+   */
   private gather(ch: Channel, msg: ConsumeMessage): void {
     const event = this.parse(ch, msg);
-    if (!event) return;
+    if (!event || this.skip(ch, msg, event)) return;
     const batch = this.opts.batch as BatchOptions;
     this.buffer.push({ ch, msg, event });
     if (this.buffer.length >= batch.size) this.flush();
-    else this.timer ??= setTimeout(() => this.flush(), batch.maxWaitMs);
+    else if (this.pending === 0) this.timer ??= setTimeout(() => this.flush(), batch.maxWaitMs);
   }
 
   /** Queues the gathered messages as one batch; batches run one after the other, in arrival order. */
@@ -236,7 +265,15 @@ export class EventConsumer {
     const batch = this.buffer;
     this.buffer = [];
     if (batch.length === 0) return;
-    this.chain = this.chain.then(() => this.runBatch(batch)).catch((err: unknown) => this.opts.log.error({ err, queue: this.opts.queue }, 'batch failed unexpectedly'));
+    this.pending++;
+    this.chain = this.chain
+      .then(() => this.runBatch(batch))
+      .catch((err: unknown) => this.opts.log.error({ err, queue: this.opts.queue }, 'batch failed unexpectedly'))
+      .finally(() => {
+        this.pending--;
+        // What gathered while this batch was written goes next, without waiting.
+        if (this.pending === 0 && this.buffer.length > 0) this.flush();
+      });
   }
 
   private async runBatch(batch: Gathered[]): Promise<void> {
@@ -298,7 +335,7 @@ export class EventConsumer {
       const seen = new Set<string>();
       // In arrival order, each event once (a duplicate within the batch is handled once).
       const todo = events.filter((e) => fresh.has(e.id) && !seen.has(e.id) && seen.add(e.id));
-      if (todo.length > 0) await (this.opts.batch as BatchOptions).handle(client, todo);
+      if (todo.length > 0) await (this.opts.batch as BatchOptions).handle(client, todo, (event, fn) => this.inEventSpan(event, fn));
       await client.query('COMMIT');
       return fresh;
     } catch (err) {
@@ -307,6 +344,13 @@ export class EventConsumer {
     } finally {
       client.release();
     }
+  }
+
+  /** Runs `fn` in the event's consumer span, a child of the span that wrote the event (tracing on). */
+  private inEventSpan<T>(event: EventEnvelope, fn: () => Promise<T>): Promise<T> {
+    if (!tracingEnabled()) return fn();
+    const q = this.opts.queue;
+    return inSpan(`${q} process`, { kind: 'consumer', parent: event.traceparent, attributes: { 'messaging.system': 'rabbitmq', 'messaging.destination.name': q, 'messaging.message.id': event.id, 'parley.event.type': event.type } }, fn);
   }
 
   private count(type: string, outcome: 'handled' | 'duplicate' | 'failed' | 'dead_lettered'): void {
@@ -342,8 +386,10 @@ export class EventConsumer {
     if (ch && this.consumerTag) await ch.cancel(this.consumerTag).catch(() => undefined);
     await Promise.allSettled([...this.inFlight]);
     // Batch mode: write what was gathered; retries not yet re-queued stay unacked for redelivery.
-    this.flush();
-    await this.chain;
+    do {
+      this.flush();
+      await this.chain;
+    } while (this.buffer.length > 0 || this.pending > 0);
     for (const t of this.retryTimers) clearTimeout(t);
     this.retryTimers.clear();
     if (ch) await ch.close().catch(() => undefined);

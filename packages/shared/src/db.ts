@@ -110,6 +110,8 @@ export async function ensureServiceSchema(adminUrl: string, service: string, pas
     await client.query(`CREATE SCHEMA IF NOT EXISTS ${service} AUTHORIZATION ${role}`);
     await client.query(`CREATE EXTENSION IF NOT EXISTS pg_trgm SCHEMA public`);
     await client.query(`CREATE EXTENSION IF NOT EXISTS pgcrypto SCHEMA public`);
+    // Plain columns in a GIN index beside a trigram one (conversations' account-scoped message search).
+    await client.query(`CREATE EXTENSION IF NOT EXISTS btree_gin SCHEMA public`);
     log?.debug({ service, role }, 'schema ready');
   } finally {
     await client.query(`SELECT pg_advisory_unlock(hashtext('parley-bootstrap'))`).catch(() => undefined);

@@ -9,6 +9,7 @@ import { migrateService } from './migrate';
 import { AmqpConnection } from './amqp';
 import { OutboxRelay } from './outbox';
 import { EventConsumer, type BatchOptions, type EventHandler } from './consumer';
+import type { EventEnvelope } from './events/envelope';
 import { createRedis, type Redis, type RedisClientOptions } from './redis';
 import { healthRouter } from './health';
 import { createBaseApp, finishApp, jsonBody, requireInternalContext } from './http';
@@ -30,6 +31,8 @@ export type ConsumerSpec = {
   /** Queue suffix; the queue is `<service>.<name>`. */
   name: string;
   bindings: string[];
+  /** Events that need no handling at all are acked without a transaction (EventConsumer's `wants`). */
+  wants?: (event: EventEnvelope) => boolean;
 } & ({ handle: EventHandler; batch?: never } | { batch: BatchOptions; handle?: never });
 
 export interface Worker {
@@ -135,6 +138,7 @@ export async function bootService<C extends BaseConfig>(def: ServiceDefinition<C
         log,
         handle: spec.handle,
         batch: spec.batch,
+        wants: spec.wants,
         prefetch: config.CONSUMER_PREFETCH,
         maxAttempts: config.CONSUMER_MAX_ATTEMPTS,
         metrics,

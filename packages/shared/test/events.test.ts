@@ -6,7 +6,9 @@ import {
   buildEnvelope,
   createLogger,
   createPool,
+  defineConsumer,
   EventConsumer,
+  inBatches,
   migrateService,
   OutboxRelay,
   ServiceMetrics,
@@ -245,6 +247,64 @@ describe('outbox relay and consumer runner against real Postgres and RabbitMQ', 
       expect(await counted({ type: 'invalid', outcome: 'dead_lettered' })).toBe(2);
       expect(await counted({ type: 'test.ping', outcome: 'dead_lettered' })).toBe(1);
       expect(await counted({ type: 'test.ping', outcome: 'failed' })).toBe(1 + 2);
+    });
+  });
+  describe('consumer in batch mode with wants (inBatches over defineConsumer)', () => {
+    let amqp: AmqpConnection;
+    let consumer: EventConsumer;
+    const QUEUE = `${SERVICE}.batched`;
+
+    beforeAll(async () => {
+      amqp = new AmqpConnection(infra().amqpUrl, log, env.namespace, 60_000);
+      await amqp.connect();
+      const spec = inBatches(
+        defineConsumer('batched', (on) => {
+          on(
+            'test.ping',
+            async (tx, data, event) => {
+              await tx.query('INSERT INTO effects (event_id, note) VALUES ($1, $2)', [event.id, String(data['note'])]);
+            },
+            { when: (data) => data['note'] !== 'unwanted' },
+          );
+        }),
+        { size: 10, maxWaitMs: 5 },
+      );
+      expect(spec.bindings).toEqual(['test.ping']);
+      consumer = new EventConsumer({ queue: QUEUE, bindings: spec.bindings, pool, amqp, log, batch: spec.batch, wants: spec.wants, maxAttempts: 3, retryDelayMs: 10 });
+      await consumer.start();
+    });
+
+    afterAll(async () => {
+      await consumer.stop();
+      await amqp.close();
+    });
+
+    const ping = (note: string) => buildEnvelope(systemContext(SERVICE, 1, 'req'), { type: 'test.ping', accountId: 1, data: { id: note, note } });
+    const publish = (ev: unknown) => ch.publish(`${env.namespace}domain.events`, 'test.ping', Buffer.from(JSON.stringify(ev)), { persistent: true });
+    const count = async (sql: string, id: string) => (await pool.query(sql, [id])).rows[0].n as number;
+    const effects = (id: string) => count('SELECT count(*)::int AS n FROM effects WHERE event_id = $1', id);
+    const rows = (id: string) => count('SELECT count(*)::int AS n FROM processed_events WHERE event_id = $1', id);
+
+    it('when events are delivered again, in one batch or later, then each takes effect once', async () => {
+      const [a, b] = [ping('batch-a'), ping('batch-b')];
+      for (const ev of [a, b, a, b]) publish(ev);
+      await waitFor(async () => (await effects(a.id)) === 1 && (await effects(b.id)) === 1, { what: 'batch handled' });
+      // A redelivery of the whole batch after it committed (say the acks were lost).
+      const fresh = await consumer.processBatch([a, b]);
+      expect(fresh.size).toBe(0);
+      publish(a);
+      const sentinel = ping('batch-sentinel');
+      publish(sentinel);
+      await waitFor(async () => (await effects(sentinel.id)) === 1, { what: 'sentinel handled' });
+      expect([await effects(a.id), await effects(b.id), await rows(a.id), await rows(b.id)]).toEqual([1, 1, 1, 1]);
+    });
+
+    it('when an event is not wanted, then it is acked with no transaction and the events around it still take effect', async () => {
+      const [before, unwanted, after] = [ping('around-1'), ping('unwanted'), ping('around-2')];
+      for (const ev of [before, unwanted, after]) publish(ev);
+      await waitFor(async () => (await effects(after.id)) === 1, { what: 'later event handled' });
+      expect([await effects(before.id), await effects(unwanted.id), await rows(unwanted.id)]).toEqual([1, 0, 0]);
+      await waitFor(async () => (await ch.checkQueue(consumer.queue)).messageCount === 0, { what: 'queue drained' });
     });
   });
 });

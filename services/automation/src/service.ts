@@ -1,5 +1,5 @@
 import path from 'node:path';
-import type { ServiceDefinition, ServiceDeps } from '@parley/shared';
+import { inBatches, type ServiceDefinition, type ServiceDeps } from '@parley/shared';
 import type { AutomationConfig } from './config';
 import { createApp } from './app';
 import { RuleCache } from './engine/cache';
@@ -25,7 +25,7 @@ export const automationService: ServiceDefinition<AutomationConfig> = {
     return [
       rulesConsumer({ config: deps.config, log: deps.log, cache: new RuleCache(deps.config.RULE_CACHE_ACCOUNTS), payloads }),
       webhooksConsumer({ config: deps.config, log: deps.log, payloads }),
-      projectionsConsumer(copiesOf(deps).projections),
+      inBatches(projectionsConsumer(copiesOf(deps).projections), { size: deps.config.CONSUMER_BATCH_SIZE, maxWaitMs: deps.config.CONSUMER_BATCH_WAIT_MS }),
     ];
   },
   workers: (deps) => [new DeliverySender(deps), new Maintenance(deps)],

@@ -1,5 +1,5 @@
 import path from 'node:path';
-import type { ServiceDefinition } from '@parley/shared';
+import { inBatches, type ServiceDefinition } from '@parley/shared';
 import type { ContactsConfig } from './config';
 import { createApp } from './app';
 import { contactsConsumer } from './events/consumer';
@@ -9,5 +9,6 @@ export const contactsService: ServiceDefinition<ContactsConfig> = {
   name: 'contacts',
   migrationsDir: path.resolve(__dirname, '..', 'migrations'),
   createApp,
-  consumers: (deps) => [contactsConsumer(deps.log, inboxCopies)],
+  // Batch mode: one transaction for the events that arrive together (message.created comes with every message).
+  consumers: (deps) => [inBatches(contactsConsumer(deps.log, inboxCopies), { size: deps.config.CONSUMER_BATCH_SIZE, maxWaitMs: deps.config.CONSUMER_BATCH_WAIT_MS })],
 };

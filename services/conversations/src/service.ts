@@ -1,5 +1,5 @@
 import path from 'node:path';
-import type { ServiceDefinition } from '@parley/shared';
+import { inBatches, type ServiceDefinition } from '@parley/shared';
 import type { ConversationsConfig } from './config';
 import { createApp } from './app';
 import { projectionsConsumer } from './projections/consumer';
@@ -9,6 +9,6 @@ export const conversationsService: ServiceDefinition<ConversationsConfig> = {
   name: 'conversations',
   migrationsDir: path.resolve(__dirname, '..', 'migrations'),
   createApp,
-  consumers: () => [projectionsConsumer()],
+  consumers: (deps) => [inBatches(projectionsConsumer(), { size: deps.config.CONSUMER_BATCH_SIZE, maxWaitMs: deps.config.CONSUMER_BATCH_WAIT_MS })],
   workers: (deps) => [new SnoozeWorker(deps.pool, deps.log, deps.config.SNOOZE_POLL_MS)],
 };

@@ -11,8 +11,16 @@ import type { EventEnvelope, TypedEnvelope } from './envelope';
  */
 export type EventHandlerFor<T extends EventType> = (tx: PoolClient, data: EventData<T>, event: TypedEnvelope<T>) => Promise<void>;
 
-/** Registers the handler of one type, or of several that share a contract (`['agent.added', 'agent.updated']`). */
-export type On = <T extends EventType>(types: T | readonly T[], handler: EventHandlerFor<T>) => void;
+/**
+ * Registers the handler of one type, or of several that share a contract (`['agent.added', 'agent.updated']`).
+ * `when` says which of those events the handler does anything with: the others are acked
+ * without a transaction (the kernel consumer's `wants`), e.g. contacts handles only a contact's
+ * own `message.created`, not agents' replies.
+ */
+export type On = <T extends EventType>(types: T | readonly T[], handler: EventHandlerFor<T>, opts?: { when?: (data: EventData<T>, event: TypedEnvelope<T>) => boolean }) => void;
+
+type HandleSpec = Extract<ConsumerSpec, { handle: unknown }>;
+type BatchSpec = Extract<ConsumerSpec, { batch: unknown }>;
 
 /**
  * A consumer declared per event type (Immich's EventMap): the queue `<service>.<name>` is bound
@@ -23,18 +31,26 @@ export type On = <T extends EventType>(types: T | readonly T[], handler: EventHa
  *       on(['agent.added', 'agent.updated'], async (tx, agent) => { ... });
  *     });
  */
-export function defineConsumer(name: string, register: (on: On) => void): Extract<ConsumerSpec, { handle: unknown }> {
+export function defineConsumer(name: string, register: (on: On) => void): HandleSpec {
   const handlers = new Map<string, EventHandlerFor<EventType>>();
-  const on: On = (types, handler) => {
+  const filters = new Map<string, (data: unknown, event: unknown) => boolean>();
+  const on: On = (types, handler, opts) => {
     for (const type of (typeof types === 'string' ? [types] : types) as EventType[]) {
       if (handlers.has(type)) throw new Error(`consumer ${name}: two handlers for ${type}`);
       handlers.set(type, handler as unknown as EventHandlerFor<EventType>);
+      if (opts?.when) filters.set(type, opts.when as unknown as (data: unknown, event: unknown) => boolean);
     }
   };
   register(on);
   return {
     name,
     bindings: [...handlers.keys()],
+    // A stale binding's type (no handler) and events a handler's `when` declines need no transaction.
+    wants: (event) => {
+      if (!handlers.has(event.type)) return false;
+      const when = filters.get(event.type);
+      return when ? when(event.data, event) : true;
+    },
     handle: async (tx, event) => {
       const handler = handlers.get(event.type);
       // The queue is bound to handled types only; anything else is a stale binding: nothing to do.
@@ -50,4 +66,29 @@ export function accountOf(event: Pick<EventEnvelope, 'type' | 'account_id' | 'da
   const id = event.account_id ?? (typeof own === 'number' ? own : null);
   if (id === null) throw new PoisonMessageError(`${event.type} without an account`);
   return id;
+}
+
+/**
+ * A per-message consumer run in batch mode (the kernel consumer's `batch`): the events that
+ * arrive together are handled one after the other, in arrival order, in one transaction with
+ * one processed_events insert, instead of a transaction each. Exactly-once is unchanged (a
+ * failing batch is handled again one message at a time, so one bad event holds up no other);
+ * under load the batches grow, when idle each event goes at once.
+ *
+ * Only for handlers whose effects are all in that transaction (a handler that calls another
+ * service to change something would repeat the call when its batch is retried).
+ */
+export function inBatches(spec: HandleSpec, opts: { size: number; maxWaitMs: number }): BatchSpec {
+  const { handle, ...rest } = spec;
+  return {
+    ...rest,
+    batch: {
+      size: opts.size,
+      maxWaitMs: opts.maxWaitMs,
+      handle: async (tx, events, each) => {
+        // Each event in its own consumer span: a delivery it queues stays in the request's trace.
+        for (const event of events) await each(event, () => handle(tx, event));
+      },
+    },
+  };
 }

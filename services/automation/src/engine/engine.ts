@@ -218,6 +218,13 @@ export function rulesConsumer(deps: EngineDeps): ConsumerSpec {
   return {
     name: 'rules',
     bindings: Object.keys(RULE_EVENT_BY_TYPE),
+    // Activity messages run no rules and record no run (skipReason), unless a rule caused them:
+    // acked without a transaction. Not batched: actions call the conversations service, and a
+    // batch retried one by one would record them again as duplicates.
+    wants: (event) => {
+      if (!RULE_EVENT_BY_TYPE[event.type] || event.account_id === null) return false;
+      return !(event.type.startsWith('message.') && event.data['message_type'] === 2 && event.actor.type !== 'automation_rule');
+    },
     handle: (tx, event) => runRules(deps, tx, event),
   };
 }

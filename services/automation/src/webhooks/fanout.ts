@@ -1,4 +1,4 @@
-import type { ConsumerSpec, EventEnvelope, Logger, PoolClient } from '@parley/shared';
+import { inBatches, type ConsumerSpec, type EventEnvelope, type Logger, type PoolClient } from '@parley/shared';
 import type { AutomationConfig } from '../config';
 import { rememberMessage } from '../projections/last-messages';
 import { inboxFor, type ContactSnapshot } from '../projections/copies';
@@ -41,17 +41,25 @@ const num = (v: unknown): number | null => (typeof v === 'number' ? v : null);
  * receiver: the sender works through the rows on its own, so a slow or dead receiver never
  * holds up the queue, the rules engine or other receivers.
  */
+/** Whether an event can make deliveries at all; the others are acked without a transaction. */
+export function fansOut(event: EventEnvelope): boolean {
+  const name = WEBHOOK_EVENT_BY_TYPE[event.type];
+  const accountId = event.account_id ?? num(event.data['account_id']);
+  if (!name || accountId === null) return false;
+  // Chatwoot never sends activity messages ("Conversation was resolved by ...") to webhooks.
+  if (event.type.startsWith('message.') && event.data['message_type'] === 2) return false;
+  // contact_updated with nothing changed is skipped, as Chatwoot does.
+  if (name === 'contact_updated' && (!event.changes || Object.keys(event.changes).length === 0)) return false;
+  return true;
+}
+
 export async function fanOut(deps: FanoutDeps, tx: PoolClient, event: EventEnvelope): Promise<void> {
   const name = WEBHOOK_EVENT_BY_TYPE[event.type];
   const accountId = event.account_id ?? num(event.data['account_id']);
-  if (!name || accountId === null) return;
+  if (!name || accountId === null || !fansOut(event)) return;
   const data = event.data;
   const isMessage = event.type.startsWith('message.');
   const isConversation = event.type.startsWith('conversation.') || isMessage;
-  // Chatwoot never sends activity messages ("Conversation was resolved by ...") to webhooks.
-  if (isMessage && data['message_type'] === 2) return;
-  // contact_updated with nothing changed is skipped, as Chatwoot does.
-  if (name === 'contact_updated' && (!event.changes || Object.keys(event.changes).length === 0)) return;
 
   // The conversation's last chat message, for the `messages` of later payloads (kept whether or
   // not anyone subscribes now: a webhook added later gets it right from its first delivery).
@@ -114,11 +122,14 @@ async function buildPayload(
   return conversationPayload(data, pc, name, event.changes, name !== 'conversation_created');
 }
 
-/** The `automation.webhooks` queue. */
+/**
+ * The `automation.webhooks` queue, in batch mode: its effects are all rows in the consumer's
+ * transaction (delivery rows, last messages, read-through copies), and the events of a batch
+ * are handled in arrival order, so a conversation event sees the message events before it.
+ */
 export function webhooksConsumer(deps: FanoutDeps): ConsumerSpec {
-  return {
-    name: 'webhooks',
-    bindings: Object.keys(WEBHOOK_EVENT_BY_TYPE),
-    handle: (tx, event) => fanOut(deps, tx, event),
-  };
+  return inBatches(
+    { name: 'webhooks', bindings: Object.keys(WEBHOOK_EVENT_BY_TYPE), wants: fansOut, handle: (tx, event) => fanOut(deps, tx, event) },
+    { size: deps.config.CONSUMER_BATCH_SIZE, maxWaitMs: deps.config.CONSUMER_BATCH_WAIT_MS },
+  );
 }

@@ -29,11 +29,17 @@ export function contactsConsumer(log: Logger, copies: ProjectionKit) {
     on('inbox_member.removed', async (tx, m, event) => {
       await removeInboxMember(tx, accountOf(event), m.inbox_id, m.user_id);
     });
-    on('message.created', async (tx, m, event) => {
-      // Chatwoot's Message#update_contact_activity: a contact's own message is their activity.
-      if (m.message_type !== 0 || m.sender_type !== 'Contact' || !m.sender_id) return;
-      await touchLastActivity(tx, accountOf(event), m.sender_id, m.created_at ? new Date(m.created_at * 1000) : new Date(event.occurred_at));
-    });
+    // Chatwoot's Message#update_contact_activity: a contact's own message is their activity. Any
+    // other message (agents' replies, notes, activity) is acked without a transaction.
+    const contactsOwn = (m: { message_type: number; sender_type: string | null; sender_id: number | null }) => m.message_type === 0 && m.sender_type === 'Contact' && !!m.sender_id;
+    on(
+      'message.created',
+      async (tx, m, event) => {
+        if (!contactsOwn(m) || !m.sender_id) return;
+        await touchLastActivity(tx, accountOf(event), m.sender_id, m.created_at ? new Date(m.created_at * 1000) : new Date(event.occurred_at));
+      },
+      { when: contactsOwn },
+    );
     on('account.deleted', async (tx, _account, event) => {
       const accountId = accountOf(event);
       const n = await deleteAccountContacts(tx, accountId);
