@@ -88,6 +88,26 @@ describe('projection kit against real Postgres', () => {
     expect((await kit.list(pool, 'inbox', a)).map((i) => i.name)).toEqual(['From an event']);
   });
 
+  it('when several kinds are read at once, then the copies come from one read and only the misses are asked of their owners', async () => {
+    const kit = new ProjectionKit({ log, peers: peers() });
+    const a = randomAccountId();
+    await kit.upsert(pool, 'team', a, 7, teamFixture(a, 7, { name: 'Copied' }), t(1));
+    await kit.upsert(pool, 'contact', a, 8, contactFixture(a, 8, { name: 'Copied contact' }), t(1));
+    await kit.remove(pool, 'contact', a, 9, t(1));
+    const fresh = stub.addContact(a, { id: 900_001, name: 'From the owner' });
+    const team = stub.addTeam(teamFixture(a, 10, { name: 'Team from the owner' }));
+    const before = { ...stub.lookups };
+    const got = await kit.readThroughKinds(pool, a, { contact: [8, 9, fresh.id, null], team: [7, team.id, 7], agent: [] });
+    expect([...got.contact.values()].map((c) => c.name).sort()).toEqual(['Copied contact', 'From the owner']);
+    expect([...got.team.values()].map((x) => x.name).sort()).toEqual(['Copied', 'Team from the owner']);
+    expect(got.agent.size).toBe(0);
+    // The removed contact (9) is not asked for; each miss is asked once.
+    expect([stub.lookups.contacts - before.contacts, stub.lookups.teams - before.teams]).toEqual([1, 1]);
+    const again = await kit.readThroughKinds(pool, a, { contact: [fresh.id], team: [team.id] });
+    expect([again.contact.get(fresh.id)?.name, again.team.get(team.id)?.name]).toEqual(['From the owner', 'Team from the owner']);
+    expect([stub.lookups.contacts - before.contacts, stub.lookups.teams - before.teams]).toEqual([1, 1]);
+  });
+
   it('when the owner does not know a record, then it is absent; remembered misses are not asked again until an event brings the record', async () => {
     const kit = new ProjectionKit({ log, peers: peers() });
     const a = randomAccountId();

@@ -1,5 +1,6 @@
 import type { Executor } from '@parley/shared';
 import type { ConversationRow } from '../common/rows';
+import { EXTRAS_COLUMNS, extrasOf, type ConversationExtras, type ExtrasColumns } from '../messages/repository';
 
 export const PAGE_SIZE = 25;
 
@@ -128,4 +129,47 @@ export async function listConversations(db: Executor, f: ListFilter, sortBy: Sor
   const q = listQuery(f, sortBy, page);
   const { rows } = await db.query<ConversationRow>(q.text, q.values);
   return rows;
+}
+
+/**
+ * The list's one query: the counts (of the list without `assignee_type` and `updated_within`),
+ * the page in its order, and each conversation's extras (last messages, unread count), in one
+ * round trip. Each part is planned as it would be alone (the page is a LIMIT subquery, so the
+ * extras are read for its rows only).
+ */
+export function pageQuery(f: ListFilter, sortBy: SortBy, page: number | null): { text: string; values: unknown[] } {
+  const count = countQuery({ ...f, updatedWithinSeconds: undefined });
+  const list = listQuery(f, sortBy, page);
+  const shift = count.values.length;
+  const listText = list.text.replace(/\$(\d+)/g, (_, n: string) => `$${Number(n) + shift}`);
+  return {
+    text: `SELECT k.mine AS k_mine, k.unassigned AS k_unassigned, k."all" AS k_all, c.*
+       FROM (${count.text}) k
+       LEFT JOIN LATERAL (SELECT c.*, ${EXTRAS_COLUMNS} FROM (${listText}) c) c ON true
+      ORDER BY ${SORTS[sortBy]}`,
+    values: [...count.values, ...list.values],
+  };
+}
+
+export async function listPageWithCounts(
+  db: Executor,
+  f: ListFilter,
+  sortBy: SortBy,
+  page: number | null,
+): Promise<{ meta: Counts; rows: ConversationRow[]; extras: Map<string, ConversationExtras> }> {
+  const q = pageQuery(f, sortBy, page);
+  const { rows } = await db.query<ConversationRow & ExtrasColumns & { k_mine: number; k_unassigned: number; k_all: number }>(q.text, q.values);
+  const first = rows[0];
+  const [mine, unassigned, all] = first ? [first.k_mine, first.k_unassigned, first.k_all] : [0, 0, 0];
+  const meta = { mine_count: mine, assigned_count: all - unassigned, unassigned_count: unassigned, all_count: all };
+  const out: ConversationRow[] = [];
+  const extras = new Map<string, ConversationExtras>();
+  for (const r of rows) {
+    // An empty page is one row of counts with no conversation.
+    if (r.id === null) continue;
+    const { k_mine: _m, k_unassigned: _u, k_all: _a, x_last_message, x_last_non_activity, x_unread, ...row } = r;
+    out.push(row as ConversationRow);
+    extras.set(row.id, extrasOf({ x_last_message, x_last_non_activity, x_unread }));
+  }
+  return { meta, rows: out, extras };
 }

@@ -31,16 +31,15 @@ export async function loadRefs(
   const teamIds = conversations.map((c) => c.team_id);
   const botIds = messages.filter((m) => m.sender_type === 'AgentBot').map((m) => m.sender_id);
   const userId = userIdOf(ctx);
-  const [contacts, agents, teams, bots, mine] = await Promise.all([
-    projections.contacts(ctx, accountId, contactIds),
-    projections.agents(ctx, accountId, agentIds),
-    projections.teams(ctx, accountId, teamIds),
-    projections.bots(ctx, accountId, botIds),
-    userId === null
+  // The caller's teams matter only for `meta.team.is_member`, so only when a conversation has a team.
+  const teamsShown = conversations.some((c) => c.team_id !== null);
+  const [refs, mine] = await Promise.all([
+    projections.many(ctx, accountId, { contact: contactIds, agent: agentIds, team: teamIds, agent_bot: botIds }),
+    userId === null || !teamsShown
       ? Promise.resolve({ rows: [] as Array<{ team_id: number }> })
       : db.query<{ team_id: number }>('SELECT team_id FROM team_member_projections WHERE account_id = $1 AND user_id = $2', [accountId, userId]),
   ]);
-  return { contacts, agents, teams, bots, myTeams: new Set(mine.rows.map((r) => r.team_id)) };
+  return { contacts: refs.contact, agents: refs.agent, teams: refs.team, bots: refs.agent_bot, myTeams: new Set(mine.rows.map((r) => r.team_id)) };
 }
 
 const str = (v: unknown, fallback = ''): string => (typeof v === 'string' ? v : fallback);
@@ -241,8 +240,16 @@ export function conversationData(c: ConversationRow, extras: ConversationExtras 
 }
 
 /** Presents a batch of conversations with one query for their messages and one per referenced kind. */
-export async function presentConversations(db: Executor, projections: Projections, ctx: RequestContext, accountId: number, rows: ConversationRow[]): Promise<ConversationResponse[]> {
-  const extras = await conversationExtras(db, rows.map((r) => r.id));
+export async function presentConversations(
+  db: Executor,
+  projections: Projections,
+  ctx: RequestContext,
+  accountId: number,
+  rows: ConversationRow[],
+  /** The rows' extras when the query that found them read them too (the list). */
+  known?: Map<string, ConversationExtras>,
+): Promise<ConversationResponse[]> {
+  const extras = known ?? (await conversationExtras(db, rows.map((r) => r.id)));
   const msgs: MessageRow[] = [];
   for (const e of extras.values()) {
     if (e.last_message) msgs.push(e.last_message);

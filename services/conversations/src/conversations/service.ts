@@ -10,7 +10,8 @@ import { lastIncomingAt } from '../messages/repository';
 import { assertHasContent, createMessage, senderFor, type MessageInput, type UploadedFile } from '../messages/service';
 import type { Projections } from '../projections/store';
 import { changeConversation, emit, type Cause } from './changes';
-import { countConversations, listConversations, PAGE_SIZE, type Counts, type ListFilter } from './list';
+import { countConversations, listConversations, listPageWithCounts, PAGE_SIZE, type Counts, type ListFilter } from './list';
+import type { ConversationExtras } from '../messages/repository';
 import { findConversation, insertConversation, nextDisplayId, type ConversationPatch } from './repository';
 import type { AssignmentInput, CreateConversationInput, ListConversationsQuery, ToggleStatusInput } from './schemas';
 import { assertInboxAccess } from '../common/access';
@@ -78,12 +79,12 @@ export async function listPage(
   accountId: number,
   q: ListConversationsQuery,
   opts: { qMatchesContactName?: boolean } = {},
-): Promise<{ meta: Counts; rows: ConversationRow[] }> {
+): Promise<{ meta: Counts; rows: ConversationRow[]; extras: Map<string, ConversationExtras> }> {
   await assertTeamOfAccount(deps, ctx, accountId, q.team_id);
   const f = { ...filterFrom(accountId, ctx, await visibleInboxIds(deps.pool, ctx, accountId), q), qMatchesContactName: opts.qMatchesContactName };
   const page = q.updated_within !== undefined ? null : (q.page ?? 1);
-  const [meta, rows] = await Promise.all([countConversations(deps.pool, { ...f, updatedWithinSeconds: undefined }), listConversations(deps.pool, f, q.sort_by ?? 'last_activity_at_desc', page)]);
-  return { meta, rows };
+  // Counts, page and the page's last messages in one query (one round trip instead of three).
+  return listPageWithCounts(deps.pool, f, q.sort_by ?? 'last_activity_at_desc', page);
 }
 
 export async function counts(deps: ConversationDeps, ctx: RequestContext, accountId: number, q: Partial<ListConversationsQuery>): Promise<Counts> {

@@ -97,7 +97,7 @@ export interface ConversationExtras {
   unread_count: number;
 }
 
-interface JsonMessage extends Omit<MessageRow, 'id' | 'conversation_id' | 'created_at' | 'updated_at'> {
+export interface JsonMessage extends Omit<MessageRow, 'id' | 'conversation_id' | 'created_at' | 'updated_at'> {
   id: number | string;
   conversation_id: number | string;
   created_at: string;
@@ -109,22 +109,32 @@ function fromJson(m: JsonMessage | null): MessageRow | null {
   return { ...m, id: String(m.id), conversation_id: String(m.conversation_id), created_at: new Date(m.created_at), updated_at: new Date(m.updated_at) };
 }
 
+/**
+ * The select-list columns giving a conversation's (alias `c`) extras: `x_last_message`,
+ * `x_last_non_activity`, `x_unread`. The list's page query selects them beside its rows, so a
+ * page needs no second query for them.
+ */
+export const EXTRAS_COLUMNS = `(SELECT row_to_json(m) FROM (SELECT * FROM messages WHERE conversation_id = c.id ORDER BY id DESC LIMIT 1) m) AS x_last_message,
+       (SELECT row_to_json(m) FROM (SELECT * FROM messages WHERE conversation_id = c.id AND message_type <> 2 ORDER BY id DESC LIMIT 1) m) AS x_last_non_activity,
+       (SELECT count(*)::int FROM (SELECT 1 FROM messages m WHERE m.conversation_id = c.id AND m.message_type = 0
+          AND m.created_at > coalesce(c.agent_last_seen_at, '-infinity'::timestamptz) ORDER BY m.id DESC LIMIT 10) u) AS x_unread`;
+
+export interface ExtrasColumns {
+  x_last_message: JsonMessage | null;
+  x_last_non_activity: JsonMessage | null;
+  x_unread: number;
+}
+
+export function extrasOf(r: ExtrasColumns): ConversationExtras {
+  return { last_message: fromJson(r.x_last_message), last_non_activity_message: fromJson(r.x_last_non_activity), unread_count: r.x_unread };
+}
+
 /** The last message, last non-activity message and unread count (capped at 10) of each conversation. */
 export async function conversationExtras(db: Executor, conversationIds: string[]): Promise<Map<string, ConversationExtras>> {
   const out = new Map<string, ConversationExtras>();
   if (conversationIds.length === 0) return out;
-  const { rows } = await db.query<{ id: string; last_message: JsonMessage | null; last_non_activity: JsonMessage | null; unread: number }>(
-    `SELECT c.id::text AS id,
-       (SELECT row_to_json(m) FROM (SELECT * FROM messages WHERE conversation_id = c.id ORDER BY id DESC LIMIT 1) m) AS last_message,
-       (SELECT row_to_json(m) FROM (SELECT * FROM messages WHERE conversation_id = c.id AND message_type <> 2 ORDER BY id DESC LIMIT 1) m) AS last_non_activity,
-       (SELECT count(*)::int FROM (SELECT 1 FROM messages m WHERE m.conversation_id = c.id AND m.message_type = 0
-          AND m.created_at > coalesce(c.agent_last_seen_at, '-infinity'::timestamptz) ORDER BY m.id DESC LIMIT 10) u) AS unread
-     FROM conversations c WHERE c.id = ANY($1::bigint[])`,
-    [conversationIds],
-  );
-  for (const r of rows) {
-    out.set(r.id, { last_message: fromJson(r.last_message), last_non_activity_message: fromJson(r.last_non_activity), unread_count: r.unread });
-  }
+  const { rows } = await db.query<{ id: string } & ExtrasColumns>(`SELECT c.id::text AS id, ${EXTRAS_COLUMNS} FROM conversations c WHERE c.id = ANY($1::bigint[])`, [conversationIds]);
+  for (const r of rows) out.set(r.id, extrasOf(r));
   return out;
 }
 

@@ -37,6 +37,11 @@ export class Projections {
     return new Map([...all].filter(([, a]) => a.removed !== true));
   }
 
+  /** Contacts, agents, teams and bots in one read (a presented page names all four). */
+  many(ctx: RequestContext, accountId: number, ids: { contact: Ids; agent: Ids; team: Ids; agent_bot: Ids }) {
+    return this.kit.readThroughKinds(this.pool, accountId, ids, { requestId: ctx.requestId });
+  }
+
   bots(ctx: RequestContext, accountId: number, ids: Ids): Promise<Map<number, AgentBot>> {
     return this.kit.readThrough(this.pool, 'agent_bot', accountId, ids, { requestId: ctx.requestId });
   }
