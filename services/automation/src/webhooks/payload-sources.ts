@@ -1,7 +1,7 @@
 import type { Actor, Executor, Logger } from '@parley/shared';
 import type { AutomationConfig } from '../config';
 import { AccountNames } from '../projections/accounts';
-import { contactFor, copiesOf, inboxFor } from '../projections/copies';
+import { copiesOf, inboxFor } from '../projections/copies';
 import { isChatMessage, lastMessage } from '../projections/last-messages';
 import type { PayloadContext } from './payloads';
 
@@ -56,11 +56,12 @@ export class PayloadSources {
     const contactId = id(conv?.['contact_id']);
     const accountName = await this.accounts.nameOf(accountId);
     const inbox = s.inboxId === null ? null : await inboxFor(db, this.deps, accountId, s.inboxId, requestId);
-    const contact = contactId === null ? null : await contactFor(db, this.deps, accountId, contactId, requestId);
-    const agents = await copies.readThrough(db, 'agent', accountId, users, { requestId });
-    const botRecords = await copies.readThrough(db, 'agent_bot', accountId, bots, { requestId });
-    const team = await copies.readOne(db, 'team', accountId, id(conv?.['team_id']), { requestId });
-    return { accountId, accountName, inbox, contact, agents, bots: botRecords, team, lastMessage: last };
+    // The contact, agents, bots and team in one read of the copies (misses read through per kind).
+    const teamId = id(conv?.['team_id']);
+    const refs = await copies.readThroughKinds(db, accountId, { contact: [contactId], agent: users, agent_bot: bots, team: [teamId] }, { requestId });
+    const contact = contactId === null ? null : (refs.contact.get(contactId) ?? null);
+    const team = teamId === null ? null : (refs.team.get(teamId) ?? null);
+    return { accountId, accountName, inbox, contact, agents: refs.agent, bots: refs.agent_bot, team, lastMessage: last };
   }
 }
 
