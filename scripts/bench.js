@@ -9,6 +9,7 @@
  *   pnpm bench --compare        # ... and the change against the committed docs/benchmarks.json
  *   pnpm bench --small-only     # the 300-conversation account only (CPU targets), no large data set
  *   pnpm bench --no-write       # measure and print, leave docs/ alone
+ *   node scripts/bench.js --rewrite-docs   # docs/benchmarks.{md,svg} from docs/benchmarks.json, no measuring
  *   BENCH_ONLY='^(list|q)$' pnpm bench   # only the scenarios whose key matches (never writes docs/)
  *
  * Settings and method: docs/benchmarks.md. Code: scripts/bench/ (generate.js can run alone). */

@@ -43,7 +43,7 @@ function evaluate(r) {
   });
 }
 
-const ratio = (a, b) => (a === null || a === undefined || !b ? null : Math.round((a / b) * 10) / 10);
+const ratio = (a, b, places = 1) => (a === null || a === undefined || !b ? null : Math.round((a / b) * 10 ** places) / 10 ** places);
 
 /** The scenarios judged against their ceilings. */
 function ratios(r) {
@@ -52,7 +52,7 @@ function ratios(r) {
   const rows = [];
   const add = (what, scenario, ceilingName, ceilingKey) => {
     if (!scenario || !c[ceilingKey] || c[ceilingKey].error) return;
-    rows.push({ what, ceiling: ceilingName, cpu: ratio(scenario.cpuMsPerRequest?.stack, cpuC(ceilingKey)), rps: ratio(scenario.rps, c[ceilingKey].rps) });
+    rows.push({ what, ceiling: ceilingName, cpu: ratio(scenario.cpuMsPerRequest?.stack, cpuC(ceilingKey)), rps: ratio(scenario.rps, c[ceilingKey].rps, 3) });
   };
   add('GET /healthz (gateway alone)', find(r, 'small', 'sat', 'healthz'), 'bare node:http', 'http');
   add('GET /api/v1/profile', find(r, 'small', 'sat', 'profile'), 'bare node:http', 'http');
@@ -152,6 +152,7 @@ pnpm bench                 # builds (pnpm build), starts its own stack on databa
                            # or reuses the data sets, measures, rewrites docs/benchmarks.{md,svg,json}
 pnpm bench --compare       # the same, then prints the change against the committed docs/benchmarks.json
 pnpm bench --small-only   # the 300-conversation account only (no large data set)
+node scripts/bench.js --rewrite-docs   # docs/benchmarks.{md,svg} again from benchmarks.json (no measuring)
 BENCH_ONLY='^list' pnpm bench          # some scenarios only (writes nothing)
 \`\`\`
 
@@ -262,12 +263,13 @@ ${cline('List SQL on Postgres, 100k conversations', c.listSqlLarge, 'lists')}
 ${cline('`q` SQL on Postgres, 100k conversations', c.qSqlLarge, 'searches')}
 ${cline('RabbitMQ publish (confirmed) + consume', c.rabbit, 'messages')}
 
-CPU of a ceiling is everything that moved: its server process, Postgres or RabbitMQ, and the client
-(the benchmark process itself).
+CPU of a ceiling is that of the server it exercises (the bare server's process, this database's
+Postgres backends, RabbitMQ), net of idle like the scenarios' *stack* figure; the client's own CPU is in
+benchmarks.json (\`cpuMsPerRequestClient\`).
 
 | Scenario | Against | CPU ratio | req/s ratio |
 |---|---|---:|---:|
-${ratios(r).map((x) => `| ${x.what} | ${x.ceiling} | ${fmt(x.cpu)}× | ${fmt(x.rps, 2)}× |`).join('\n')}
+${ratios(r).map((x) => `| ${x.what} | ${x.ceiling} | ${fmt(x.cpu)}× | ${fmt(x.rps, 3)}× |`).join('\n')}
 
 ### Memory after the run (target ≤ 150 MB each)
 
