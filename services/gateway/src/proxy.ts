@@ -23,7 +23,7 @@ function send(res: Response | Socket, status: number, code: string, description:
  */
 export function upstreamProxy(config: GatewayConfig, log: Logger, metrics?: ServiceMetrics): RequestHandler {
   const agent = new http.Agent({ keepAlive: true, maxSockets: 512, keepAliveMsecs: 10_000 });
-  return createProxyMiddleware<Request, Response>({
+  const proxy = createProxyMiddleware<Request, Response>({
     target: 'http://127.0.0.1',
     router: (req) => req.upstream as string,
     pathFilter: (_path, req) => typeof req.upstream === 'string',
@@ -39,9 +39,6 @@ export function upstreamProxy(config: GatewayConfig, log: Logger, metrics?: Serv
         proxyReq.once('timeout', () => {
           (req as Request).upstreamTimedOut = true;
         });
-        proxyReq.removeHeader('api_access_token');
-        proxyReq.removeHeader('api-access-token');
-        for (const [k, v] of Object.entries(signContext(req.ctx, config.INTERNAL_SECRET))) proxyReq.setHeader(k, v);
       },
       error: (err, req, res) => {
         const code = (err as NodeJS.ErrnoException).code;
@@ -55,4 +52,17 @@ export function upstreamProxy(config: GatewayConfig, log: Logger, metrics?: Serv
       },
     },
   });
+  // The caller's token goes and the signed context comes on the incoming request's headers, which
+  // http-proxy copies into the upstream request. Setting them on the upstream request in `proxyReq`
+  // threw ERR_HTTP_HEADERS_SENT under load (200 posts/s, keep-alive sockets in use: the request's
+  // headers were already written; http-party/node-http-proxy#1478), an uncaught error that took the
+  // gateway down.
+  return (req, res, next) => {
+    if (typeof req.upstream === 'string') {
+      delete req.headers['api_access_token'];
+      delete req.headers['api-access-token'];
+      for (const [k, v] of Object.entries(signContext(req.ctx, config.INTERNAL_SECRET))) req.headers[k.toLowerCase()] = v;
+    }
+    return proxy(req, res, next);
+  };
 }
