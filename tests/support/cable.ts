@@ -63,6 +63,31 @@ export function createConsumer(httpUrl: string | (() => string)): AcConsumer {
   return ActionCable.createConsumer(typeof httpUrl === 'function' ? (httpUrl as unknown as string) : cableUrl(httpUrl));
 }
 
+/**
+ * The consumers a test file opens, disconnected together in its afterAll: `open()` connects to
+ * the gateway (or another URL), `keep()` adopts one made elsewhere.
+ */
+export function consumerPool(defaultUrl: () => string | (() => string)) {
+  const all: AcConsumer[] = [];
+  return {
+    open(url: string | (() => string) = defaultUrl()): AcConsumer {
+      return this.keep(createConsumer(url));
+    },
+    keep(c: AcConsumer): AcConsumer {
+      all.push(c);
+      return c;
+    },
+    disconnectAll(): void {
+      for (const c of all.splice(0)) c.disconnect();
+    },
+  };
+}
+
+/** A user's realtime `pubsub_token`, as the profile answers it. */
+export async function pubsubTokenOf(call: (method: string, path: string, opts: { token: string }) => Promise<{ body: any }>, token: string): Promise<string> {
+  return (await call('GET', '/api/v1/profile', { token })).body.pubsub_token;
+}
+
 async function until(check: () => boolean, what: string, ms: number): Promise<void> {
   const deadline = Date.now() + ms;
   while (!check()) {

@@ -3,7 +3,7 @@ import { seedAccount, type SeededAccount } from '../../support/factories';
 import { client } from '../../support/http';
 import { createApiInbox, type ApiInbox } from '../../support/contacts';
 import { publicContact, publicConversationsPath } from '../../support/conversations';
-import { createConsumer, rawSocket, watch, type Watched } from '../../support/cable';
+import { consumerPool, pubsubTokenOf, rawSocket, watch, type Watched } from '../../support/cable';
 
 /**
  * Issue 14: the ActionCable `/cable` channel through the gateway, with the real
@@ -15,13 +15,9 @@ describe('the /cable channel through the gateway', () => {
   let acc: SeededAccount;
   let other: SeededAccount;
   let inbox: ApiInbox;
-  const consumers: Array<ReturnType<typeof createConsumer>> = [];
-  const consumer = () => {
-    const c = createConsumer(stack.gatewayUrl);
-    consumers.push(c);
-    return c;
-  };
-  const pubsubOf = async (token: string): Promise<string> => (await call('GET', '/api/v1/profile', { token })).body.pubsub_token;
+  const consumers = consumerPool(() => stack.gatewayUrl);
+  const consumer = () => consumers.open();
+  const pubsubOf = (token: string): Promise<string> => pubsubTokenOf(call, token);
   const A = () => `/api/v1/accounts/${acc.accountId}`;
 
   beforeAll(async () => {
@@ -34,7 +30,7 @@ describe('the /cable channel through the gateway', () => {
     expect(member.status).toBe(200);
   });
   afterAll(async () => {
-    for (const c of consumers) c.disconnect();
+    consumers.disconnectAll();
     await stack?.stop();
   });
 

@@ -6,7 +6,7 @@ import { seedAccount, type SeededAccount } from '../../support/factories';
 import { client } from '../../support/http';
 import { createApiInbox, type ApiInbox } from '../../support/contacts';
 import { publicContact, publicConversationsPath } from '../../support/conversations';
-import { createConsumer, rawSocket, watch, type CableMessage, type Watched } from '../../support/cable';
+import { consumerPool, createConsumer, pubsubTokenOf, rawSocket, watch, type CableMessage, type Watched } from '../../support/cable';
 
 /**
  * Issue 14 beyond Chatwoot: resume with `last_event_id`, `resync.required`, revocation by events,
@@ -18,13 +18,9 @@ describe('/cable resume, revocation and restarts', () => {
   let call: ReturnType<typeof client>;
   let acc: SeededAccount;
   let inbox: ApiInbox;
-  const consumers: Array<ReturnType<typeof createConsumer>> = [];
-  const consumer = () => {
-    const c = createConsumer(stack.gatewayUrl);
-    consumers.push(c);
-    return c;
-  };
-  const pubsubOf = async (token: string): Promise<string> => (await call('GET', '/api/v1/profile', { token })).body.pubsub_token;
+  const consumers = consumerPool(() => stack.gatewayUrl);
+  const consumer = () => consumers.open();
+  const pubsubOf = (token: string): Promise<string> => pubsubTokenOf(call, token);
   const A = () => `/api/v1/accounts/${acc.accountId}`;
   const adminParams = async () => ({ pubsub_token: await pubsubOf(acc.admin.token), account_id: acc.accountId, user_id: acc.admin.userId });
 
@@ -35,7 +31,7 @@ describe('/cable resume, revocation and restarts', () => {
     inbox = await createApiInbox(call, acc);
   });
   afterAll(async () => {
-    for (const c of consumers) c.disconnect();
+    consumers.disconnectAll();
     await stack?.stop();
   });
 
@@ -158,7 +154,7 @@ describe('/cable resume, revocation and restarts', () => {
     try {
       const convs = [await conversation(), await conversation()];
       const direct = createConsumer(second.url);
-      consumers.push(direct);
+      consumers.keep(direct);
       const viaFirst = [watch(consumer(), await adminParams()), watch(consumer(), { pubsub_token: convs[0]!.pubsub })];
       const viaSecond = [watch(direct, await adminParams()), watch(direct, { pubsub_token: convs[0]!.pubsub })];
       await Promise.all([...viaFirst, ...viaSecond].map((w) => w.waitForState('confirmed')));
@@ -194,7 +190,7 @@ describe('/cable resume, revocation and restarts', () => {
     const second = await bootService(realtimeService, first.deps.config as never, { port: 0, host: '127.0.0.1', migrate: false });
     try {
       const direct = createConsumer(second.url);
-      consumers.push(direct);
+      consumers.keep(direct);
       const viaFirst = watch(consumer(), oldParams);
       const viaSecond = watch(direct, oldParams);
       await Promise.all([viaFirst.waitForState('confirmed'), viaSecond.waitForState('confirmed')]);
@@ -229,7 +225,7 @@ describe('/cable resume, revocation and restarts', () => {
       const conv = await conversation();
       const viaGateway = watch(consumer(), await adminParams());
       const direct = createConsumer(second.url);
-      consumers.push(direct);
+      consumers.keep(direct);
       const viaSecond = watch(direct, await adminParams());
       await Promise.all([viaGateway.waitForState('confirmed'), viaSecond.waitForState('confirmed')]);
       const ids: number[] = [];
