@@ -52,10 +52,14 @@ export interface PushContext {
   team: { id: number; name?: string | null } | null;
   /** The conversation's last public, non-activity message (Chatwoot's `messages.chat.last`). */
   lastMessage: Json | null;
+  /** Incoming messages after the agents' `agent_last_seen_at`, at most 10 (Chatwoot's `unread_incoming_messages.count`); 0 when not known. */
+  unreadCount?: number;
 }
 
 const iso = (unix: unknown): string | null => (typeof unix === 'number' && unix > 0 ? new Date(unix * 1000).toISOString() : null);
 const num = (v: unknown): number => (typeof v === 'number' ? v : 0);
+/** Unix seconds of a unix or ISO-8601 time; 0 when absent. */
+const unixOf = (v: unknown): number => (typeof v === 'string' ? Math.floor(Date.parse(v) / 1000) || 0 : num(v));
 const idOf = (v: unknown): number | null => (typeof v === 'number' ? v : null);
 
 /** Chatwoot's `contact.push_event_data` (a conversation's `meta.sender`). */
@@ -123,7 +127,7 @@ export function messagePushData(msg: Json, conv: Json, pc: PushContext): Json {
     additional_attributes: msg['additional_attributes'] ?? {},
     processed_message_content: msg['content'] ?? null,
     sentiment: {},
-    conversation: { assignee_id: conv['assignee_id'] ?? null, unread_count: 0, last_activity_at: num(conv['last_activity_at']) },
+    conversation: { assignee_id: conv['assignee_id'] ?? null, unread_count: pc.unreadCount ?? 0, last_activity_at: num(conv['last_activity_at']) },
   };
   const sender = pushSender(msg, pc);
   if (sender) out['sender'] = sender;
@@ -159,12 +163,12 @@ export function conversationData(conv: Json, pc: PushContext): Json {
     status: conv['status'],
     custom_attributes: conv['custom_attributes'] ?? {},
     snoozed_until: conv['snoozed_until'] ?? null,
-    unread_count: 0,
+    unread_count: pc.unreadCount ?? 0,
     first_reply_created_at: iso(conv['first_reply_created_at']),
     priority: conv['priority'] ?? null,
     waiting_since: num(conv['waiting_since']),
-    agent_last_seen_at: 0,
-    contact_last_seen_at: 0,
+    agent_last_seen_at: unixOf(conv['agent_last_seen_at']),
+    contact_last_seen_at: unixOf(conv['contact_last_seen_at']),
     last_activity_at: num(conv['last_activity_at']),
     timestamp: num(conv['last_activity_at']),
     created_at: num(conv['created_at']),

@@ -93,7 +93,7 @@ describe('automation commands (internal API)', () => {
       id: conv.id, display_id: conv.id, uuid: conv.uuid, account_id: acc.accountId, inbox_id: inbox.id, status: 'open', priority: null, labels: [],
       assignee_id: null, team_id: null, contact_id: conv.meta.sender.id, contact_inbox_id: expect.any(Number), snoozed_until: null,
       custom_attributes: { plan: 'pro' }, additional_attributes: {}, muted: false, waiting_since: conv.waiting_since, first_reply_created_at: null,
-      last_activity_at: expect.any(Number), created_at: conv.created_at,
+      last_activity_at: expect.any(Number), created_at: conv.created_at, agent_last_seen_at: null, contact_last_seen_at: null,
     });
     expectError(await h.call('GET', `/internal/accounts/${acc.accountId + 1}/conversations/${conv.id}`, { as: automation }), 404);
   });

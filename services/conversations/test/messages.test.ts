@@ -31,12 +31,13 @@ describe('messages (service level)', () => {
     expect(ev.data).toMatchObject({ id: res.body.id, conversation_id: conv.id, message_type: 1, content: 'Hi there', private: false, conversation: { id: conv.id, status: 'open', custom_attributes: { plan: 'pro' } } });
     // docs/contracts.md MessageSnapshot, key for key, with the ConversationSnapshot inside.
     expect(Object.keys(ev.data).sort()).toEqual(
-      ['id', 'account_id', 'inbox_id', 'conversation_id', 'message_type', 'content', 'content_type', 'content_attributes', 'private', 'status', 'sender_type', 'sender_id', 'source_id', 'created_at', 'conversation'].sort(),
+      ['id', 'account_id', 'inbox_id', 'conversation_id', 'message_type', 'content', 'content_type', 'content_attributes', 'private', 'status', 'sender_type', 'sender_id', 'source_id', 'created_at', 'updated_at', 'conversation'].sort(),
     );
     expect(Object.keys(ev.data.conversation).sort()).toEqual(
       [
         'id', 'display_id', 'uuid', 'account_id', 'inbox_id', 'status', 'priority', 'labels', 'assignee_id', 'team_id', 'contact_id', 'contact_inbox_id', 'snoozed_until',
         'custom_attributes', 'additional_attributes', 'muted', 'waiting_since', 'first_reply_created_at', 'last_activity_at', 'created_at',
+        'agent_last_seen_at', 'contact_last_seen_at',
       ].sort(),
     );
     expect(ev.data).toMatchObject({ account_id: acc.accountId, inbox_id: inbox.id, content_type: 'text', status: 'sent', sender_type: 'User', sender_id: acc.adminId, source_id: null, created_at: res.body.created_at });

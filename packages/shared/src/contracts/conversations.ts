@@ -79,6 +79,13 @@ export const conversationContract = z.strictObject({
   first_reply_created_at: unixTime.nullable(),
   last_activity_at: unixTime,
   created_at: unixTime,
+  /**
+   * When an agent last read it, to the millisecond (the unread count is the incoming messages
+   * created after it); absent from events written before it was added.
+   */
+  agent_last_seen_at: isoTime.nullable().optional(),
+  /** When the contact last read it. */
+  contact_last_seen_at: isoTime.nullable().optional(),
 });
 export type ConversationSnapshot = z.infer<typeof conversationContract>;
 
@@ -102,6 +109,12 @@ export const messageContract = z.strictObject({
   sender_id: id.nullable(),
   source_id: z.string().nullable(),
   created_at: unixTime,
+  /**
+   * The message's version, to the millisecond: every change of the message makes it later than
+   * the one before (a copy keeps the snapshot with the latest). A new message's is when it was
+   * created (or its files stored). Absent from events written before it was added.
+   */
+  updated_at: isoTime.optional(),
   conversation: conversationContract,
 });
 export type MessageSnapshot = z.infer<typeof messageContract>;

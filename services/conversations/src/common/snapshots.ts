@@ -25,6 +25,8 @@ export function conversationSnapshot(c: ConversationRow): Record<string, unknown
     first_reply_created_at: unixSecondsOrNull(c.first_reply_created_at),
     last_activity_at: unixSeconds(c.last_activity_at),
     created_at: unixSeconds(c.created_at),
+    agent_last_seen_at: isoOrNull(c.agent_last_seen_at),
+    contact_last_seen_at: isoOrNull(c.contact_last_seen_at),
   };
 }
 
@@ -45,6 +47,7 @@ export function messageSnapshot(m: MessageRow, c: ConversationRow): Record<strin
     sender_id: m.sender_id,
     source_id: m.source_id,
     created_at: unixSeconds(m.created_at),
+    updated_at: m.updated_at.toISOString(),
     conversation: conversationSnapshot(c),
   };
 }

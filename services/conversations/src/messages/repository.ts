@@ -30,13 +30,22 @@ export async function findMessage(db: Executor, accountId: number, conversationI
   return rows[0] ?? null;
 }
 
+/**
+ * A changed message's `updated_at`: the clock at the change (taken after the row lock, unlike
+ * `now()`, the transaction's start), and at least a millisecond after the version it replaces, so
+ * each change's snapshot is later than the one before it in commit order.
+ */
+const NEXT_VERSION = "GREATEST(clock_timestamp(), updated_at + interval '1 millisecond')";
+// (markSentMessagesRead spells it out for its alias.)
+
 export async function updateMessageRow(
   tx: Executor,
   accountId: number,
   id: string,
   patch: Partial<{ content: string | null; content_type: string; content_attributes: Record<string, unknown>; status: string; deleted: boolean; attachments: AttachmentMeta[] }>,
 ): Promise<MessageRow> {
-  const sets: string[] = ['updated_at = now()'];
+  // Later than the version before it, to the millisecond (the snapshot's `updated_at` orders copies of the message).
+  const sets: string[] = [`updated_at = ${NEXT_VERSION}`];
   const values: unknown[] = [accountId, id];
   for (const key of ['content', 'content_type', 'content_attributes', 'status', 'deleted', 'attachments'] as const) {
     if (!(key in patch)) continue;
@@ -169,7 +178,7 @@ export async function markSentMessagesRead(tx: Executor, accountId: number, conv
        SELECT id, status FROM messages
         WHERE account_id = $1 AND conversation_id = $2 AND message_type IN (1, 3) AND private = false AND status IN ('sent', 'delivered')
         ORDER BY id FOR UPDATE)
-     UPDATE messages m SET status = 'read', updated_at = now() FROM before WHERE m.id = before.id
+     UPDATE messages m SET status = 'read', updated_at = GREATEST(clock_timestamp(), m.updated_at + interval '1 millisecond') FROM before WHERE m.id = before.id
      RETURNING m.*, before.status AS previous_status`,
     [accountId, conversationId],
   );

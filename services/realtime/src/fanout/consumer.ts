@@ -6,7 +6,7 @@ import type { Grants } from '../auth/grants';
 import type { RealtimeMetrics } from '../metrics';
 import type { EntryBody, EventEntry, StreamLog } from '../streams/log';
 import { PushPayloads } from './payloads';
-import { claimFirstReply, keepLastMessage, keepSourceId } from './state';
+import { claimFirstReply, keepSourceId, recordMessage } from './state';
 
 export interface FanoutDeps {
   streamLog: StreamLog;
@@ -58,27 +58,26 @@ export function fanoutConsumer(deps: FanoutDeps): ConsumerSpec {
     on(['message.created', 'message.updated'], async (tx: PoolClient, msg, event) => {
       const conv = msg.conversation;
       const created = event.type === 'message.created';
-      const data = await payloads.message(tx, msg, created ? null : event.changes, event.actor, event.request_id ?? undefined);
+      const requestId = event.request_id ?? undefined;
       // Contacts never get private notes or activity messages.
       const chat = !msg.private && msg.message_type !== 2;
+      // Chatwoot's `messages.chat.last` (what conversation push data shows as `messages`) and the
+      // incoming messages its unread count counts, kept before the payloads read them.
+      const { conversation: _conversation, ...message } = msg;
+      const state = await recordMessage(tx, conv.account_id, conv.id, conv.contact_inbox_id, msg, { last: chat ? message : null, incoming: created && msg.message_type === 0 });
+      const data = await payloads.message(tx, msg, state, created ? null : event.changes, event.actor, requestId);
       const entries = conversationEntries(log, conv, event.type, data, chat);
       if (created) {
-        // Chatwoot's `messages.chat.last`: what conversation push data shows as `messages`.
-        if (chat) {
-          const { conversation: _conversation, ...message } = msg;
-          await keepLastMessage(tx, conv.account_id, conv.id, message);
-        }
+        let convData: Record<string, unknown> | undefined;
+        const conversationPayload = async () => (convData ??= await payloads.conversation(tx, conv, event.actor, requestId, state));
         // The first human reply (the conversations service stamps first_reply_created_at with it): agents, once.
         const human = msg.message_type === 1 && !msg.private && msg.sender_type === 'User' && !msg.content_attributes?.['automation_rule_id'];
         if (human && conv.first_reply_created_at !== null && conv.first_reply_created_at === msg.created_at && (await claimFirstReply(tx, conv.account_id, conv.id))) {
-          entries.push(...conversationEntries(log, conv, 'first.reply.created', await payloads.conversation(tx, conv, event.actor, event.request_id ?? undefined), false));
+          entries.push(...conversationEntries(log, conv, 'first.reply.created', await conversationPayload(), false));
         }
         // A private note that mentions users: `conversation.mentioned` to each of them (if they may see the inbox).
         const mentioned = msg.private ? mentionedUsers(msg.content) : [];
-        if (mentioned.length > 0) {
-          const convData = await payloads.conversation(tx, conv, event.actor, event.request_id ?? undefined);
-          for (const userId of mentioned) entries.push({ stream: log.accountStream(conv.account_id), body: { kind: 'event', event: 'conversation.mentioned', data: convData, inbox_id: conv.inbox_id, only_user: userId } });
-        }
+        for (const userId of mentioned) entries.push({ stream: log.accountStream(conv.account_id), body: { kind: 'event', event: 'conversation.mentioned', data: await conversationPayload(), inbox_id: conv.inbox_id, only_user: userId } });
       }
       await append(event, entries);
     });

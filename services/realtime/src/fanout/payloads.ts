@@ -2,7 +2,7 @@ import {
   contactPushData, conversationData, messagePushData, userPushData,
   type ConversationSnapshot, type Executor, type MessageSnapshot, type ProjectionKit, type PushAgent, type PushContext,
 } from '@parley/shared';
-import { lastMessage, sourceIdOf } from './state';
+import { readState, unreadCount, type ConversationState } from './state';
 
 type Json = Record<string, unknown>;
 
@@ -16,31 +16,38 @@ const performerId = (p: Performer): number | null => (p?.type === 'user' && type
  * `EventDataPresenter#push_data`, contact and user push data), from the event snapshot, the
  * copies this service keeps of the records they name (read through to their owners on a miss;
  * an owner that cannot answer leaves a record by id, never a failed delivery) and its own
- * conversation state (the last chat message, contact inbox source ids). Events a user caused
- * carry `performer`, that user's push data, as Chatwoot's do (Chatwoot drops it on the events it
+ * conversation state (the last chat message, the latest incoming messages for the unread count,
+ * contact inbox source ids). An event costs two reads: its conversation state (or the write that
+ * answers it) and every copy it names in one `readThroughKinds`. Events a user caused carry
+ * `performer`, that user's push data, as Chatwoot's do (Chatwoot drops it on the events it
  * re-reads, #10876; here every one keeps it).
  */
 export class PushPayloads {
   constructor(private readonly projections: ProjectionKit) {}
 
-  private async context(db: Executor, conv: ConversationSnapshot, extra: { users?: number[]; bots?: number[]; contact?: number | null } = {}, requestId?: string): Promise<PushContext> {
-    const a = conv.account_id;
-    const o = { requestId };
-    // One query at a time: `db` is the consumer's transaction.
-    const last = await lastMessage(db, a, conv.id);
-    const lastSender = last?.['sender_type'] === 'User' && typeof last['sender_id'] === 'number' ? [last['sender_id']] : [];
-    const userIds = [conv.assignee_id, ...lastSender, ...(extra.users ?? [])];
-    const inbox = await this.projections.readOne(db, 'inbox', a, conv.inbox_id, o);
-    const contact = await this.projections.readOne(db, 'contact', a, extra.contact ?? conv.contact_id, o);
-    const agents = await this.projections.readThrough(db, 'agent', a, userIds, o);
-    const bots = await this.projections.readThrough(db, 'agent_bot', a, extra.bots ?? [], o);
-    const team = await this.projections.readOne(db, 'team', a, conv.team_id, o);
-    return { inbox, contact, agents: agents as Map<number, PushAgent>, bots, team, lastMessage: last };
+  /** The conversation's state, unless the caller has it already (a message's write answers it). */
+  state(db: Executor, conv: ConversationSnapshot): Promise<ConversationState> {
+    return readState(db, conv.account_id, conv.id, conv.contact_inbox_id);
   }
 
-  private async withSource(db: Executor, conv: ConversationSnapshot, data: Json): Promise<Json> {
-    const sourceId = await sourceIdOf(db, conv.account_id, conv.contact_inbox_id);
-    return { ...data, contact_inbox: { ...(data['contact_inbox'] as Json), source_id: sourceId } };
+  private async context(db: Executor, conv: ConversationSnapshot, state: ConversationState, extra: { users?: number[]; bots?: number[] } = {}, requestId?: string): Promise<PushContext> {
+    const last = state.lastMessage;
+    const lastSender = last?.['sender_type'] === 'User' && typeof last['sender_id'] === 'number' ? [last['sender_id']] : [];
+    const copies = await this.projections.readThroughKinds(
+      db,
+      conv.account_id,
+      { inbox: [conv.inbox_id], contact: [conv.contact_id], agent: [conv.assignee_id, ...lastSender, ...(extra.users ?? [])], agent_bot: extra.bots ?? [], team: [conv.team_id] },
+      { requestId },
+    );
+    return {
+      inbox: copies.inbox.get(conv.inbox_id) ?? null,
+      contact: conv.contact_id === null ? null : (copies.contact.get(conv.contact_id) ?? null),
+      agents: copies.agent as Map<number, PushAgent>,
+      bots: copies.agent_bot,
+      team: conv.team_id === null ? null : (copies.team.get(conv.team_id) ?? null),
+      lastMessage: last,
+      unreadCount: unreadCount(state, conv.agent_last_seen_at),
+    };
   }
 
   private performer(data: Json, performer: Performer, pc: PushContext): Json {
@@ -48,32 +55,39 @@ export class PushPayloads {
     return id === null ? data : { ...data, performer: userPushData(id, pc.agents.get(id)) };
   }
 
+  private conversationJson(conv: ConversationSnapshot, state: ConversationState, pc: PushContext): Json {
+    const data = conversationData(conv as unknown as Json, pc);
+    return { ...data, contact_inbox: { ...(data['contact_inbox'] as Json), source_id: state.sourceId } };
+  }
+
   /** `conversation.*`, `assignee.changed`, `team.changed`, `first.reply.created`: the conversation's push data and `account_id`. */
-  async conversation(db: Executor, conv: ConversationSnapshot, performer?: Performer, requestId?: string): Promise<Json> {
+  async conversation(db: Executor, conv: ConversationSnapshot, performer?: Performer, requestId?: string, known?: ConversationState): Promise<Json> {
     const id = performerId(performer);
-    const pc = await this.context(db, conv, { users: id === null ? [] : [id] }, requestId);
-    return this.performer(await this.withSource(db, conv, conversationData(conv as unknown as Json, pc)), performer, pc);
+    const state = known ?? (await this.state(db, conv));
+    const pc = await this.context(db, conv, state, { users: id === null ? [] : [id] }, requestId);
+    return this.performer(this.conversationJson(conv, state, pc), performer, pc);
   }
 
   /** `message.*`: the message's push data (`conversation_id` the display id), with `previous_changes` on updates. */
-  async message(db: Executor, msg: MessageSnapshot, changes: Record<string, unknown> | null | undefined, performer?: Performer, requestId?: string): Promise<Json> {
+  async message(db: Executor, msg: MessageSnapshot, state: ConversationState, changes: Record<string, unknown> | null | undefined, performer?: Performer, requestId?: string): Promise<Json> {
     const senderId = msg.sender_id;
     const id = performerId(performer);
     const users = [...(msg.sender_type === 'User' && senderId ? [senderId] : []), ...(id === null ? [] : [id])];
-    const pc = await this.context(db, msg.conversation, { users, bots: msg.sender_type === 'AgentBot' && senderId ? [senderId] : [] }, requestId);
+    const pc = await this.context(db, msg.conversation, state, { users, bots: msg.sender_type === 'AgentBot' && senderId ? [senderId] : [] }, requestId);
     const { conversation, ...rest } = msg;
     const data = messagePushData(rest as unknown as Json, conversation as unknown as Json, pc);
-    data['conversation'] = { ...(data['conversation'] as Json), contact_inbox: { source_id: await sourceIdOf(db, conversation.account_id, conversation.contact_inbox_id) } };
+    data['conversation'] = { ...(data['conversation'] as Json), contact_inbox: { source_id: state.sourceId } };
     if (changes) data['previous_changes'] = changes;
     return this.performer(data, performer, pc);
   }
 
   /** Typing: `{conversation, user, is_private}`, `user` the typist's push data (a user or the contact). */
   async typing(db: Executor, conv: ConversationSnapshot, isPrivate: boolean, typist: { type: string; id: number } | null, requestId?: string): Promise<Json> {
-    const pc = await this.context(db, conv, { users: typist?.type === 'user' ? [typist.id] : [] }, requestId);
+    const state = await this.state(db, conv);
+    const pc = await this.context(db, conv, state, { users: typist?.type === 'user' ? [typist.id] : [] }, requestId);
     let user: Json | null = null;
     if (typist?.type === 'user') user = userPushData(typist.id, pc.agents.get(typist.id));
     else if (typist?.type === 'contact') user = contactPushData(pc.contact?.id === typist.id ? pc.contact : { id: typist.id });
-    return { conversation: await this.withSource(db, conv, conversationData(conv as unknown as Json, pc)), user, is_private: isPrivate, account_id: conv.account_id };
+    return { conversation: this.conversationJson(conv, state, pc), user, is_private: isPrivate, account_id: conv.account_id };
   }
 }

@@ -3,23 +3,93 @@ import type { Executor } from '@parley/shared';
 type Json = Record<string, unknown>;
 
 /**
- * The channel's own per-conversation state (migration 002): one query per function, in the
+ * The channel's own per-conversation state (migrations 002, 003): one query per function, in the
  * consumer's transaction, always by account.
  */
 
-/** Keeps `message` as the conversation's last chat message unless a newer one is there. */
-export async function keepLastMessage(db: Executor, accountId: number, conversationId: number, message: Json & { id: number }): Promise<void> {
-  await db.query(
-    `INSERT INTO conversation_state (account_id, conversation_id, last_message, last_message_id) VALUES ($1, $2, $3, $4)
-     ON CONFLICT (account_id, conversation_id) DO UPDATE SET last_message = EXCLUDED.last_message, last_message_id = EXCLUDED.last_message_id
-      WHERE conversation_state.last_message_id IS NULL OR conversation_state.last_message_id <= EXCLUDED.last_message_id`,
-    [accountId, conversationId, JSON.stringify(message), message.id],
-  );
+/** What a conversation's push data needs beside the copies: its last chat message, latest incoming messages and contact inbox's source id. */
+export interface ConversationState {
+  lastMessage: Json | null;
+  /** `[message id, created at, unix ms]` of the latest incoming messages (at most 10), newest first. */
+  incoming: Array<[number, number]>;
+  sourceId: string | null;
 }
 
-export async function lastMessage(db: Executor, accountId: number, conversationId: number): Promise<Json | null> {
-  const { rows } = await db.query<{ last_message: Json | null }>('SELECT last_message FROM conversation_state WHERE account_id = $1 AND conversation_id = $2', [accountId, conversationId]);
-  return rows[0]?.last_message ?? null;
+/** Chatwoot's `unread_incoming_messages.count`: incoming messages created after `agent_last_seen_at` (all of them when never seen), at most 10. */
+export function unreadCount(state: ConversationState, agentLastSeenAt: string | null | undefined): number {
+  const seen = typeof agentLastSeenAt === 'string' ? Date.parse(agentLastSeenAt) : -Infinity;
+  return state.incoming.filter(([, at]) => at > seen).length;
+}
+
+/** When a new message was created, to the millisecond: its first version (`updated_at`), else its unix second. */
+export function createdMs(message: RecordedMessage): number {
+  return message.updated_at ? Date.parse(message.updated_at) : message.created_at * 1000;
+}
+
+type StateRow = { last_message: Json | null; incoming: Array<[number, number]> | null; source_id: string | null };
+const stateOf = (r: StateRow | undefined): ConversationState => ({ lastMessage: r?.last_message ?? null, incoming: r?.incoming ?? [], sourceId: r?.source_id ?? null });
+
+export async function readState(db: Executor, accountId: number, conversationId: number, contactInboxId: number | null): Promise<ConversationState> {
+  const { rows } = await db.query<StateRow>(
+    `SELECT s.last_message, s.incoming, (SELECT source_id FROM contact_inbox_sources WHERE account_id = $1 AND contact_inbox_id = $3) AS source_id
+       FROM (SELECT 1) one LEFT JOIN conversation_state s ON s.account_id = $1 AND s.conversation_id = $2`,
+    [accountId, conversationId, contactInboxId],
+  );
+  return stateOf(rows[0]);
+}
+
+export interface RecordedMessage {
+  id: number;
+  created_at: number;
+  /** The message's version (ISO, ms); absent from older events. */
+  updated_at?: string | undefined;
+}
+
+/**
+ * A message's `message.created` or `message.updated`, in one statement answering the state after it:
+ * - `last`: a chat message (not private, not activity) becomes the last message unless a newer
+ *   message is there, or this one is there at a later version (an update that arrives after a
+ *   newer one changes nothing);
+ * - `incoming`: a new incoming message joins the latest incoming ones.
+ */
+export async function recordMessage(
+  db: Executor,
+  accountId: number,
+  conversationId: number,
+  contactInboxId: number | null,
+  message: RecordedMessage,
+  o: { last: Json | null; incoming: boolean },
+): Promise<ConversationState> {
+  const { rows } = await db.query<StateRow>(
+    `WITH up AS (
+       INSERT INTO conversation_state AS s (account_id, conversation_id, last_message, last_message_id, last_message_version, incoming)
+       VALUES ($1, $2, $3::jsonb, $4::bigint, $5::timestamptz, $6::jsonb)
+       ON CONFLICT (account_id, conversation_id) DO UPDATE SET
+         (last_message, last_message_id, last_message_version) = (
+           SELECT CASE WHEN newer THEN EXCLUDED.last_message ELSE s.last_message END,
+                  CASE WHEN newer THEN EXCLUDED.last_message_id ELSE s.last_message_id END,
+                  CASE WHEN newer THEN EXCLUDED.last_message_version ELSE s.last_message_version END
+             FROM (SELECT EXCLUDED.last_message_id IS NOT NULL AND (
+                     s.last_message_id IS NULL OR s.last_message_id < EXCLUDED.last_message_id
+                     OR (s.last_message_id = EXCLUDED.last_message_id
+                         AND (s.last_message_version IS NULL OR EXCLUDED.last_message_version IS NULL OR s.last_message_version <= EXCLUDED.last_message_version))
+                   ) AS newer) n),
+         incoming = CASE WHEN EXCLUDED.incoming = '[]'::jsonb THEN s.incoming ELSE (
+           SELECT coalesce(jsonb_agg(e ORDER BY (e->>0)::bigint DESC), '[]'::jsonb) FROM (
+             SELECT DISTINCT ON ((e->>0)::bigint) e FROM jsonb_array_elements(s.incoming || EXCLUDED.incoming) e ORDER BY (e->>0)::bigint DESC LIMIT 10) t) END
+       RETURNING s.last_message, s.incoming)
+     SELECT up.last_message, up.incoming, (SELECT source_id FROM contact_inbox_sources WHERE account_id = $1 AND contact_inbox_id = $7) AS source_id FROM up`,
+    [
+      accountId,
+      conversationId,
+      o.last === null ? null : JSON.stringify(o.last),
+      o.last === null ? null : message.id,
+      o.last === null ? null : (message.updated_at ?? null),
+      JSON.stringify(o.incoming ? [[message.id, createdMs(message)]] : []),
+      contactInboxId,
+    ],
+  );
+  return stateOf(rows[0]);
 }
 
 /** True the first time it is asked for a conversation (`first.reply.created` goes out once). */
@@ -39,10 +109,4 @@ export async function keepSourceId(db: Executor, accountId: number, contactInbox
      ON CONFLICT (account_id, contact_inbox_id) DO UPDATE SET source_id = EXCLUDED.source_id`,
     [accountId, contactInboxId, sourceId],
   );
-}
-
-export async function sourceIdOf(db: Executor, accountId: number, contactInboxId: number | null): Promise<string | null> {
-  if (contactInboxId === null) return null;
-  const { rows } = await db.query<{ source_id: string }>('SELECT source_id FROM contact_inbox_sources WHERE account_id = $1 AND contact_inbox_id = $2', [accountId, contactInboxId]);
-  return rows[0]?.source_id ?? null;
 }

@@ -1,0 +1,79 @@
+import { startStack, type Stack } from '../../support/stack';
+import { seedAccount, type SeededAccount } from '../../support/factories';
+import { client } from '../../support/http';
+import { createApiInbox, type ApiInbox } from '../../support/contacts';
+import { publicContact, publicConversationsPath } from '../../support/conversations';
+import { consumerPool, pubsubTokenOf, watch, type Watched } from '../../support/cable';
+
+/**
+ * Issue 14, payload gaps against Chatwoot's push data, with the real `@rails/actioncable` client
+ * through the gateway: the unread count, the last message after an edit, `account.cache_invalidated`,
+ * team mentions and contact inbox source ids.
+ */
+describe('/cable payloads as Chatwoot sends them', () => {
+  let stack: Stack;
+  let call: ReturnType<typeof client>;
+  let acc: SeededAccount;
+  let inbox: ApiInbox;
+  let admin: Watched;
+  let agent: Watched;
+  const consumers = consumerPool(() => stack.gatewayUrl);
+  const A = () => `/api/v1/accounts/${acc.accountId}`;
+
+  beforeAll(async () => {
+    stack = await startStack();
+    call = client(stack.gatewayUrl);
+    acc = await seedAccount(stack);
+    inbox = await createApiInbox(call, acc);
+    expect((await call('POST', `${A()}/inbox_members`, { token: acc.admin.token, body: { inbox_id: inbox.id, user_ids: [acc.agent.userId] } })).status).toBe(200);
+    admin = watch(consumers.open(), { pubsub_token: await pubsubTokenOf(call, acc.admin.token), account_id: acc.accountId, user_id: acc.admin.userId });
+    agent = watch(consumers.open(), { pubsub_token: await pubsubTokenOf(call, acc.agent.token), account_id: acc.accountId, user_id: acc.agent.userId });
+    await Promise.all([admin.waitForState('confirmed'), agent.waitForState('confirmed')]);
+  });
+  afterAll(async () => {
+    consumers.disconnectAll();
+    await stack?.stop();
+  });
+
+  async function contactConversation(): Promise<{ contactId: number; pubsub: string; id: number; pub: string; sourceId: string }> {
+    const contact = (await publicContact(call, inbox)) as { id: number; source_id: string; pubsub_token: string };
+    const pub = publicConversationsPath(inbox, contact.source_id);
+    const opened = await call('POST', pub, { body: {} });
+    expect(opened.status).toBe(200);
+    return { contactId: contact.id, pubsub: contact.pubsub_token, id: opened.body.id, pub, sourceId: contact.source_id };
+  }
+
+  it('when the contact writes and an agent reads the conversation, then unread_count counts the incoming messages after agent_last_seen_at, as the conversation API does', async () => {
+    const conv = await contactConversation();
+    const incoming = async (content: string) => {
+      const res = await call('POST', `${conv.pub}/${conv.id}/messages`, { body: { content } });
+      expect(res.status).toBe(200);
+      return (await agent.waitFor((m) => m.event === 'message.created' && m.data.id === res.body.id, content)).data;
+    };
+    expect((await incoming('one')).conversation).toMatchObject({ unread_count: 1 });
+    expect((await incoming('two')).conversation).toMatchObject({ unread_count: 2 });
+    expect((await call('POST', `${A()}/conversations/${conv.id}/update_last_seen`, { token: acc.agent.token })).status).toBe(200);
+    expect((await incoming('three')).conversation).toMatchObject({ unread_count: 1 });
+    // The conversation's push data carries it too, with agent_last_seen_at, and matches the API's count.
+    expect((await call('POST', `${A()}/conversations/${conv.id}/toggle_priority`, { token: acc.agent.token, body: { priority: 'high' } })).status).toBe(200);
+    const updated = await agent.waitFor((m) => m.event === 'conversation.updated' && m.data.id === conv.id && m.data.priority === 'high', 'conversation.updated');
+    const shown = await call('GET', `${A()}/conversations/${conv.id}`, { token: acc.agent.token });
+    expect(updated.data).toMatchObject({ unread_count: 1, agent_last_seen_at: shown.body.agent_last_seen_at, messages: [expect.objectContaining({ content: 'three' })] });
+    expect(updated.data.agent_last_seen_at).toBeGreaterThan(0);
+    expect(shown.body.unread_count).toBe(1);
+  });
+
+  it('when the last message is edited, then later conversation events show the edited message, never the version before', async () => {
+    const conv = await contactConversation();
+    const reply = await call('POST', `${A()}/conversations/${conv.id}/messages`, { token: acc.agent.token, body: { content: 'Ths is a typo' } });
+    expect(reply.status).toBe(200);
+    for (const content of ['This is a typo', 'This is fixed']) {
+      expect((await call('PATCH', `${A()}/conversations/${conv.id}/messages/${reply.body.id}`, { token: acc.agent.token, body: { content } })).status).toBe(200);
+    }
+    const edited = await agent.waitFor((m) => m.event === 'message.updated' && m.data.id === reply.body.id && m.data.content === 'This is fixed', 'the second edit');
+    expect(edited.data).toMatchObject({ updated_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT/), previous_changes: { content: ['This is a typo', 'This is fixed'] } });
+    expect((await call('POST', `${A()}/conversations/${conv.id}/toggle_status`, { token: acc.agent.token, body: { status: 'resolved' } })).status).toBe(200);
+    const resolved = await agent.waitFor((m) => m.event === 'conversation.status_changed' && m.data.id === conv.id, 'the status change');
+    expect(resolved.data.messages).toEqual([expect.objectContaining({ id: reply.body.id, content: 'This is fixed' })]);
+  });
+});
