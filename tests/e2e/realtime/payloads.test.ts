@@ -76,4 +76,39 @@ describe('/cable payloads as Chatwoot sends them', () => {
     const resolved = await agent.waitFor((m) => m.event === 'conversation.status_changed' && m.data.id === conv.id, 'the status change');
     expect(resolved.data.messages).toEqual([expect.objectContaining({ id: reply.body.id, content: 'This is fixed' })]);
   });
+
+  it('when labels, teams and inboxes change, then every user of the account gets account.cache_invalidated with the new cache keys, and another account nothing', async () => {
+    const other = await seedAccount(stack);
+    const stranger = watch(consumers.open(), { pubsub_token: await pubsubTokenOf(call, other.admin.token), account_id: other.accountId, user_id: other.admin.userId });
+    await stranger.waitForState('confirmed');
+    const keysAfter = async (w: Watched, seen: number) => {
+      await w.waitFor(() => w.events().filter((m) => m.event === 'account.cache_invalidated').length > seen, 'account.cache_invalidated');
+      return w.events().filter((m) => m.event === 'account.cache_invalidated')[seen]!.data;
+    };
+    const seen = agent.events().filter((m) => m.event === 'account.cache_invalidated').length;
+    const adminSeen = admin.events().filter((m) => m.event === 'account.cache_invalidated').length;
+    expect((await call('POST', `${A()}/labels`, { token: acc.admin.token, body: { title: 'vip-customers' } })).status).toBe(200);
+    const first = await keysAfter(agent, seen);
+    expect(first).toEqual({ account_id: acc.accountId, cache_keys: { label: expect.stringMatching(/^\d{10}$/), inbox: expect.stringMatching(/^\d{10}$/), team: expect.stringMatching(/^\d{10}$/) } });
+    expect(Number(first.cache_keys.label)).toBeGreaterThan(Date.now() / 1000 - 600);
+    expect(await keysAfter(admin, adminSeen)).toEqual(first);
+
+    expect((await call('POST', `${A()}/teams`, { token: acc.admin.token, body: { name: 'Billing' } })).status).toBe(200);
+    const second = await keysAfter(agent, seen + 1);
+    expect(second.cache_keys.label).toBe(first.cache_keys.label);
+    expect(Number(second.cache_keys.team)).toBeGreaterThan(Number(first.cache_keys.team));
+    // A second label change in the same second still gives a new key.
+    expect((await call('POST', `${A()}/labels`, { token: acc.admin.token, body: { title: 'churn-risk' } })).status).toBe(200);
+    const third = await keysAfter(agent, seen + 2);
+    expect(Number(third.cache_keys.label)).toBeGreaterThan(Number(first.cache_keys.label));
+
+    await createApiInbox(call, acc, { name: 'Another inbox' });
+    const fourth = await keysAfter(agent, seen + 3);
+    expect(Number(fourth.cache_keys.inbox)).toBeGreaterThan(Number(third.cache_keys.inbox));
+    // The other account heard nothing of it (its own change arrives, so the stream was read).
+    expect((await call('POST', `/api/v1/accounts/${other.accountId}/labels`, { token: other.admin.token, body: { title: 'theirs' } })).status).toBe(200);
+    const theirs = await keysAfter(stranger, 0);
+    expect(theirs.account_id).toBe(other.accountId);
+    expect(stranger.events().filter((m) => m.event === 'account.cache_invalidated')).toHaveLength(1);
+  });
 });

@@ -6,7 +6,7 @@ import type { Grants } from '../auth/grants';
 import type { RealtimeMetrics } from '../metrics';
 import type { EntryBody, EventEntry, StreamLog } from '../streams/log';
 import { PushPayloads } from './payloads';
-import { claimFirstReply, keepSourceId, recordMessage } from './state';
+import { claimFirstReply, keepSourceId, recordMessage, touchCacheKey, type CacheKey } from './state';
 
 export interface FanoutDeps {
   streamLog: StreamLog;
@@ -150,17 +150,31 @@ export function fanoutConsumer(deps: FanoutDeps): ConsumerSpec {
     on('user.updated', async (tx, user, event) => {
       await projections.patchUser(tx, user, event.occurred_at);
     });
+    // Labels, inboxes and teams: `account.cache_invalidated` with the account's cache keys to its
+    // users (Chatwoot's AccountCacheRevalidator on Label, Inbox and Team), so clients refetch them.
+    const invalidated = async (tx: PoolClient, event: EventEnvelope, key: CacheKey) => {
+      const accountId = accountOf(event);
+      const cacheKeys = await touchCacheKey(tx, accountId, key, event.occurred_at);
+      return { stream: log.accountStream(accountId), body: { kind: 'event' as const, event: 'account.cache_invalidated', data: { cache_keys: cacheKeys, account_id: accountId } } };
+    };
+    on(['label.created', 'label.updated', 'label.deleted'], async (tx, _label, event) => {
+      await append(event, [await invalidated(tx, event, 'label')]);
+    });
     on(['team.created', 'team.updated'], async (tx, _team, event) => {
       await projections.apply(tx, 'team', event);
+      await append(event, [await invalidated(tx, event, 'team')]);
     });
     on('team.deleted', async (tx, team, event) => {
       await projections.remove(tx, 'team', team.account_id, team.id, event.occurred_at);
+      await append(event, [await invalidated(tx, event, 'team')]);
     });
     on(['inbox.created', 'inbox.updated'], async (tx, _inbox, event) => {
       await projections.apply(tx, 'inbox', event);
+      await append(event, [await invalidated(tx, event, 'inbox')]);
     });
     on('inbox.deleted', async (tx, inbox, event) => {
       await projections.remove(tx, 'inbox', inbox.account_id, inbox.id, event.occurred_at);
+      await append(event, [await invalidated(tx, event, 'inbox')]);
     });
     on(['agent_bot.created', 'agent_bot.updated'], async (tx, bot, event) => {
       if (bot.account_id !== null) await projections.upsert(tx, 'agent_bot', bot.account_id, bot.id, bot, event.occurred_at);

@@ -110,3 +110,24 @@ export async function keepSourceId(db: Executor, accountId: number, contactInbox
     [accountId, contactInboxId, sourceId],
   );
 }
+
+export type CacheKey = 'label' | 'inbox' | 'team';
+
+/**
+ * A label, inbox or team of the account changed at `at`: its cache key becomes that second, or a
+ * second past the key before it (so every change gives clients a new key, even two in a second).
+ * Answers all three keys as Chatwoot's `Account#cache_keys` shows them: unix seconds as strings,
+ * `'0000000000'` for a list never changed.
+ */
+export async function touchCacheKey(db: Executor, accountId: number, key: CacheKey, at: string): Promise<Record<CacheKey, string>> {
+  const seconds = Math.floor(Date.parse(at) / 1000);
+  const { rows } = await db.query<Record<CacheKey, string>>(
+    `INSERT INTO account_cache_keys AS k (account_id, ${key}) VALUES ($1, $2)
+     ON CONFLICT (account_id) DO UPDATE SET ${key} = GREATEST(EXCLUDED.${key}, k.${key} + 1)
+     RETURNING k.label, k.inbox, k.team`,
+    [accountId, seconds],
+  );
+  const r = rows[0] as Record<CacheKey, string>;
+  const shown = (v: string) => (Number(v) > 0 ? String(v) : '0000000000');
+  return { label: shown(r.label), inbox: shown(r.inbox), team: shown(r.team) };
+}
