@@ -15,6 +15,7 @@ import {
   inboxContract,
   resolvedContactInboxContract,
   teamContract,
+  teamMemberIdsContract,
   type CommandRequest,
   type PubsubAgentRequest,
   type ResolveContactInbox,
@@ -68,6 +69,7 @@ export function createPeers(service: string, config: PeersConfig) {
       agents: (accountId: number, o?: PeerCallOptions) => call('identity', z.array(agentContract), `/internal/accounts/${accountId}/agents`, accountId, o, lookup),
       agent: (accountId: number, userId: number, o?: PeerCallOptions) => call('identity', agentContract, `/internal/accounts/${accountId}/agents/${userId}`, accountId, o, lookup),
       team: (accountId: number, teamId: number, o?: PeerCallOptions) => call('identity', teamContract, `/internal/accounts/${accountId}/teams/${teamId}`, accountId, o, lookup),
+      teamMembers: (accountId: number, teamId: number, o?: PeerCallOptions) => call('identity', teamMemberIdsContract, `/internal/accounts/${accountId}/teams/${teamId}/members`, accountId, o, lookup),
       agentBot: (accountId: number, botId: number, o?: PeerCallOptions) => call('identity', agentBotContract, `/internal/accounts/${accountId}/agent_bots/${botId}`, accountId, o, lookup),
       /** The user of a realtime `pubsub_token` as an agent of the account; 404 when they do not match. */
       pubsubAgent: (body: PubsubAgentRequest, o?: PeerCallOptions) => call('identity', agentContract, '/internal/pubsub/agents/resolve', body.account_id, o, { ...lookup, method: 'POST', body }),
@@ -87,6 +89,9 @@ export function createPeers(service: string, config: PeersConfig) {
       contact: (accountId: number, contactId: number, o?: PeerCallOptions) => call('contacts', contactContract, `/internal/accounts/${accountId}/contacts/${contactId}`, accountId, o, lookup),
       resolveContactInbox: (accountId: number, body: ResolveContactInbox, o?: PeerCallOptions) =>
         call('contacts', resolvedContactInboxContract, `/internal/accounts/${accountId}/contact_inboxes/resolve`, accountId, o, { method: 'POST', body }),
+      /** A contact inbox by id (the realtime channel's `source_id` of pairs older than it). */
+      contactInboxById: (accountId: number, contactInboxId: number, o?: PeerCallOptions) =>
+        call('contacts', resolvedContactInboxContract, `/internal/accounts/${accountId}/contact_inboxes/${contactInboxId}`, accountId, o, lookup),
       contactInbox: (inboxId: number, sourceId: string, o?: PeerCallOptions & { accountId?: number | null }) =>
         call('contacts', resolvedContactInboxContract, `/internal/inboxes/${inboxId}/contact_inboxes/${q(sourceId)}`, o?.accountId ?? null, o, lookup),
       /** The contact inboxes of a realtime `pubsub_token` (a contact's `RoomChannel` subscription); 404 unknown. */

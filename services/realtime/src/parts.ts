@@ -14,6 +14,7 @@ export interface RealtimeParts {
   presence: Presence;
   metrics: RealtimeMetrics;
   projections: ReturnType<typeof peersAndProjections>['projections'];
+  peers: ReturnType<typeof peersAndProjections>['peers'];
 }
 
 const built = new WeakMap<ServiceDeps<RealtimeConfig>, RealtimeParts>();
@@ -31,6 +32,7 @@ export function partsOf(deps: ServiceDeps<RealtimeConfig>): RealtimeParts {
       presence: new Presence({ redis, namespace: config.NAMESPACE, seconds: config.REALTIME_PRESENCE_SECONDS, db: pool, projections }),
       metrics: new RealtimeMetrics(deps.metrics),
       projections,
+      peers,
     };
     built.set(deps, parts);
   }

@@ -18,7 +18,9 @@ export const realtimeService: ServiceDefinition<RealtimeConfig> = {
   createApp,
   consumers: (deps) => {
     const p = partsOf(deps);
-    const { name, bindings, handle } = fanoutConsumer({ streamLog: p.streamLog, projections: p.projections, grants: p.grants, metrics: p.metrics });
+    const { name, bindings, handle } = fanoutConsumer({
+      streamLog: p.streamLog, projections: p.projections, peers: p.peers, grants: p.grants, metrics: p.metrics, log: deps.log, lookupBackoffMs: deps.config.PEER_LOOKUP_BACKOFF_MS,
+    });
     if (!handle) throw new Error('fanout consumer without a handler');
     // Batch mode: events are appended in arrival order (one message at a time would run up to
     // `prefetch` of them at once, and two messages of one conversation could swap places).

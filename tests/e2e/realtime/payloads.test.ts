@@ -111,4 +111,42 @@ describe('/cable payloads as Chatwoot sends them', () => {
     expect(theirs.account_id).toBe(other.accountId);
     expect(stranger.events().filter((m) => m.event === 'account.cache_invalidated')).toHaveLength(1);
   });
+
+  it('when a private note mentions a team, then each member of the team who may see the inbox gets conversation.mentioned, and nobody else', async () => {
+    const conv = await contactConversation();
+    const team = await call('POST', `${A()}/teams`, { token: acc.admin.token, body: { name: 'Escalations' } });
+    expect(team.status).toBe(200);
+    expect((await call('POST', `${A()}/teams/${team.body.id}/team_members`, { token: acc.admin.token, body: { user_ids: [acc.agent.userId] } })).status).toBe(200);
+    const note = await call('POST', `${A()}/conversations/${conv.id}/messages`, {
+      token: acc.admin.token, body: { content: `Please take a look (mention://team/${team.body.id}/Escalations)`, private: true },
+    });
+    expect(note.status).toBe(200);
+    const mention = await agent.waitFor((m) => m.event === 'conversation.mentioned' && m.data.id === conv.id, 'conversation.mentioned');
+    expect(mention.data).toMatchObject({ id: conv.id, account_id: acc.accountId, performer: { id: acc.admin.userId, type: 'user' } });
+    // The admin (not a member) saw the note itself, and after it no mention.
+    await admin.waitFor((m) => m.event === 'message.created' && m.data.id === note.body.id);
+    const later = await call('POST', `${A()}/conversations/${conv.id}/messages`, { token: acc.admin.token, body: { content: 'a later note', private: true } });
+    await admin.waitFor((m) => m.event === 'message.created' && m.data.id === later.body.id);
+    await agent.waitFor((m) => m.event === 'message.created' && m.data.id === later.body.id);
+    expect(admin.events().some((m) => m.event === 'conversation.mentioned' && m.data.id === conv.id)).toBe(false);
+    expect(agent.events().filter((m) => m.event === 'conversation.mentioned' && m.data.id === conv.id)).toHaveLength(1);
+  });
+
+  it('when a contact inbox is older than the channel (no contact_inbox.created reached it), then its source_id is asked of the contacts service and shown', async () => {
+    const conv = await contactConversation();
+    // What a pair made before the realtime service first ran looks like: the channel never heard of
+    // it (its contact_inbox.created is handled first, then forgotten).
+    const pool = stack.services['realtime']!.deps.pool;
+    for (let i = 0; (await pool.query('SELECT 1 FROM contact_inbox_sources WHERE source_id = $1', [conv.sourceId])).rowCount === 0; i++) {
+      if (i > 300) throw new Error('contact_inbox.created never reached the channel');
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    await pool.query('DELETE FROM contact_inbox_sources');
+    const reply = await call('POST', `${A()}/conversations/${conv.id}/messages`, { token: acc.agent.token, body: { content: 'Still there?' } });
+    expect(reply.status).toBe(200);
+    const got = await agent.waitFor((m) => m.event === 'message.created' && m.data.id === reply.body.id, 'the reply');
+    expect(got.data.conversation.contact_inbox).toEqual({ source_id: conv.sourceId });
+    const { rows } = await pool.query('SELECT source_id FROM contact_inbox_sources');
+    expect(rows).toEqual([{ source_id: conv.sourceId }]);
+  });
 });

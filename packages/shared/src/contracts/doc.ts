@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { eventCatalogue, eventTypes } from '../events/catalogue';
-import { accountContract, agentBotContract, agentBotEventContract, agentContract, pubsubAgentRequest, pubsubTokenRotatedContract, teamContract, teamMemberContract, userContract } from './identity';
+import { accountContract, agentBotContract, agentBotEventContract, agentContract, pubsubAgentRequest, pubsubTokenRotatedContract, teamContract, teamMemberContract, teamMemberIdsContract, userContract } from './identity';
 import { agentInboxesContract, commandAnswerContract, conversationContract, inboxContract, inboxMemberContract, messageContract, typingContract, workingHourContract } from './conversations';
 import { contactContract, contactInboxContract, contactInboxEventContract, contactMergedContract, pubsubContactRequest, resolvedContactInboxContract } from './contacts';
 
@@ -12,6 +12,7 @@ export const namedContracts: Array<{ name: string; schema: z.ZodType; where: str
   { name: 'Agent', schema: agentContract, where: '`agent.*`; gateway `GET /internal/accounts/{a}/agents[/{user_id}]`' },
   { name: 'Team', schema: teamContract, where: '`team.created|updated|deleted`; gateway `GET /internal/accounts/{a}/teams/{id}`' },
   { name: 'TeamMember', schema: teamMemberContract, where: '`team_member.*`' },
+  { name: 'TeamMemberIds', schema: teamMemberIdsContract, where: 'gateway `GET /internal/accounts/{a}/teams/{id}/members`' },
   { name: 'AgentBotEvent', schema: agentBotEventContract, where: '`agent_bot.*`' },
   { name: 'AgentBot', schema: agentBotContract, where: 'gateway `GET /internal/accounts/{a}/agent_bots/{id}`' },
   { name: 'Inbox', schema: inboxContract, where: '`inbox.*`; conversations `GET /internal/accounts/{a}/inboxes/{id}`, `/internal/inboxes/by_identifier/{identifier}`' },
@@ -28,7 +29,7 @@ export const namedContracts: Array<{ name: string; schema: z.ZodType; where: str
   { name: 'ContactMerged', schema: contactMergedContract, where: '`contact.merged` (contact merge)' },
   { name: 'ContactInbox', schema: contactInboxContract, where: 'inside ResolvedContactInbox' },
   { name: 'ContactInboxEvent', schema: contactInboxEventContract, where: '`contact_inbox.created`' },
-  { name: 'ResolvedContactInbox', schema: resolvedContactInboxContract, where: 'contacts `POST /internal/accounts/{a}/contact_inboxes/resolve`, `GET /internal/inboxes/{inbox_id}/contact_inboxes/{source_id}`' },
+  { name: 'ResolvedContactInbox', schema: resolvedContactInboxContract, where: 'contacts `POST /internal/accounts/{a}/contact_inboxes/resolve`, `GET /internal/accounts/{a}/contact_inboxes/{id}`, `GET /internal/inboxes/{inbox_id}/contact_inboxes/{source_id}`' },
 ];
 
 type Json = Record<string, any>;

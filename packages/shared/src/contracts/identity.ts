@@ -77,6 +77,10 @@ export type Team = z.infer<typeof teamContract>;
 export const teamMemberContract = z.strictObject({ id, team_id: id, user_id: id });
 export type TeamMember = z.infer<typeof teamMemberContract>;
 
+/** `GET /internal/accounts/{a}/teams/{id}/members`: the team's members (a team mention reaches them). */
+export const teamMemberIdsContract = z.strictObject({ user_ids: z.array(id) });
+export type TeamMemberIds = z.infer<typeof teamMemberIdsContract>;
+
 /** `agent_bot.*` data; `account_id` null for a global (Platform) bot. */
 export const agentBotEventContract = z.strictObject({
   id,

@@ -37,6 +37,11 @@ export async function findBySource(db: Executor, accountId: number, inboxId: num
   return rows[0] ?? null;
 }
 
+export async function findContactInbox(db: Executor, accountId: number, id: number): Promise<ContactInboxRow | null> {
+  const { rows } = await db.query<ContactInboxRow>('SELECT * FROM contact_inboxes WHERE account_id = $1 AND id = $2', [accountId, id]);
+  return rows[0] ?? null;
+}
+
 /** By inbox alone: the internal lookup knows the inbox but not (yet) its account. */
 export async function findBySourceAnyAccount(db: Executor, inboxId: number, sourceId: string): Promise<ContactInboxRow | null> {
   const { rows } = await db.query<ContactInboxRow>('SELECT * FROM contact_inboxes WHERE inbox_id = $1 AND source_id = $2', [inboxId, sourceId]);

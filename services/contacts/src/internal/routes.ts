@@ -2,7 +2,7 @@ import { Router, type RequestHandler } from 'express';
 import { z } from 'zod';
 import { idParam, NotFoundError, parseBody, pubsubContactRequest, UnauthorizedError, ValidationError, withTransaction } from '@parley/shared';
 import type { AppDeps } from '../deps';
-import { findByPubsubToken, findBySource, findBySourceAnyAccount } from '../contact-inboxes/repository';
+import { findByPubsubToken, findBySource, findBySourceAnyAccount, findContactInbox } from '../contact-inboxes/repository';
 import { ensureContactInbox } from '../contact-inboxes/service';
 import { findContact } from '../contacts/repository';
 import { booleanish, idField, sourceIdField } from '../contacts/schemas';
@@ -56,6 +56,14 @@ export function internalRouter(deps: AppDeps): Router {
       return { contact_inbox: contactInboxDto(contactInbox), contact: contactSnapshot(contact, base) };
     });
     res.json(out);
+  });
+
+  r.get('/accounts/:account_id/contact_inboxes/:id', async (req, res) => {
+    const accountId = idParam(req, 'account_id', 'Account');
+    const ci = await findContactInbox(deps.pool, accountId, idParam(req, 'id', 'Contact inbox'));
+    const contact = ci ? await findContact(deps.pool, accountId, ci.contact_id) : null;
+    if (!ci || !contact) throw new NotFoundError('Contact inbox', 'id');
+    res.json({ contact_inbox: contactInboxDto(ci), contact: contactSnapshot(contact, base) });
   });
 
   r.get('/inboxes/:inbox_id/contact_inboxes/:source_id', async (req, res) => {

@@ -5,6 +5,7 @@ import { findAccount } from '../identity/accounts-repository';
 import { findAgentByPubsubToken, listAgents } from '../identity/agents-repository';
 import { loadAgent } from '../identity/agents-service';
 import { loadTeam } from '../identity/teams-service';
+import { teamMemberIds } from '../identity/teams-repository';
 import { findVisibleBot } from '../identity/bots-repository';
 import { accountEventData, agentView, botInternalView, teamData } from '../identity/views';
 
@@ -34,6 +35,11 @@ export function internalRouter(deps: GatewayDeps): Router {
   router.get('/accounts/:account_id/teams/:team_id', async (req, res) => {
     const a = await account(req);
     res.json(teamData(await loadTeam(deps.pool, a.id, idParam(req, 'team_id', 'Team'))));
+  });
+  router.get('/accounts/:account_id/teams/:team_id/members', async (req, res) => {
+    const a = await account(req);
+    const team = await loadTeam(deps.pool, a.id, idParam(req, 'team_id', 'Team'));
+    res.json({ user_ids: await teamMemberIds(deps.pool, a.id, team.id) });
   });
   router.get('/accounts/:account_id/agent_bots/:bot_id', async (req, res) => {
     const a = await account(req);

@@ -1,5 +1,5 @@
 import {
-  accountOf, contactPushData, defineConsumer, type ConsumerSpec, type ConversationSnapshot, type EventEnvelope, type ProjectionKit,
+  accountOf, contactPushData, defineConsumer, type ConsumerSpec, type ConversationSnapshot, type EventEnvelope, type Logger, type Peers, type ProjectionKit,
 } from '@parley/shared';
 import type { PoolClient } from 'pg';
 import type { Grants } from '../auth/grants';
@@ -11,8 +11,13 @@ import { claimFirstReply, keepSourceId, recordMessage, touchCacheKey, type Cache
 export interface FanoutDeps {
   streamLog: StreamLog;
   projections: ProjectionKit;
+  /** Owners asked for what no event told: a team's members (team mentions), a contact inbox's source id. */
+  peers: Peers;
   grants: Grants;
   metrics: RealtimeMetrics;
+  log: Logger;
+  /** After an owner failed to answer, it is not asked again for this long (PEER_LOOKUP_BACKOFF_MS). */
+  lookupBackoffMs: number;
 }
 
 type Entry = { stream: string; body: EntryBody };
@@ -27,10 +32,10 @@ function conversationEntries(log: StreamLog, conv: ConversationSnapshot, event: 
   return out;
 }
 
-/** Users a private note mentions (Chatwoot's `mention://user/<id>/<name>` links). */
-function mentionedUsers(content: string | null): number[] {
+/** Users or teams a private note mentions (Chatwoot's `mention://user/<id>/<name>` and `mention://team/<id>/<name>` links). */
+function mentioned(content: string | null, kind: 'user' | 'team'): number[] {
   const ids = new Set<number>();
-  for (const m of (content ?? '').matchAll(/mention:\/\/user\/(\d{1,10})\//g)) ids.add(Number(m[1]));
+  for (const m of (content ?? '').matchAll(kind === 'user' ? /mention:\/\/user\/(\d{1,10})\//g : /mention:\/\/team\/(\d{1,10})\//g)) ids.add(Number(m[1]));
   return [...ids].filter((id) => id > 0 && id <= 2_147_483_647);
 }
 
@@ -48,7 +53,7 @@ function typistOf(event: EventEnvelope): { type: 'user' | 'contact'; id: number 
  */
 export function fanoutConsumer(deps: FanoutDeps): ConsumerSpec {
   const { streamLog: log, projections, grants } = deps;
-  const payloads = new PushPayloads(projections);
+  const payloads = new PushPayloads(projections, deps.peers, deps.log, deps.lookupBackoffMs);
   const append = async (event: EventEnvelope, entries: Entry[]) => {
     if (await log.append(event.id, entries)) deps.metrics.appended.inc(entries.length);
   };
@@ -64,7 +69,7 @@ export function fanoutConsumer(deps: FanoutDeps): ConsumerSpec {
       // Chatwoot's `messages.chat.last` (what conversation push data shows as `messages`) and the
       // incoming messages its unread count counts, kept before the payloads read them.
       const { conversation: _conversation, ...message } = msg;
-      const state = await recordMessage(tx, conv.account_id, conv.id, conv.contact_inbox_id, msg, { last: chat ? message : null, incoming: created && msg.message_type === 0 });
+      const state = await payloads.withSource(tx, conv, await recordMessage(tx, conv.account_id, conv.id, conv.contact_inbox_id, msg, { last: chat ? message : null, incoming: created && msg.message_type === 0 }));
       const data = await payloads.message(tx, msg, state, created ? null : event.changes, event.actor, requestId);
       const entries = conversationEntries(log, conv, event.type, data, chat);
       if (created) {
@@ -75,9 +80,11 @@ export function fanoutConsumer(deps: FanoutDeps): ConsumerSpec {
         if (human && conv.first_reply_created_at !== null && conv.first_reply_created_at === msg.created_at && (await claimFirstReply(tx, conv.account_id, conv.id))) {
           entries.push(...conversationEntries(log, conv, 'first.reply.created', await conversationPayload(), false));
         }
-        // A private note that mentions users: `conversation.mentioned` to each of them (if they may see the inbox).
-        const mentioned = msg.private ? mentionedUsers(msg.content) : [];
-        for (const userId of mentioned) entries.push({ stream: log.accountStream(conv.account_id), body: { kind: 'event', event: 'conversation.mentioned', data: await conversationPayload(), inbox_id: conv.inbox_id, only_user: userId } });
+        // A private note that mentions users or teams: `conversation.mentioned` to each user, a
+        // team's members for a team (Chatwoot's Messages::MentionService), if they may see the inbox.
+        const users = new Set(msg.private ? mentioned(msg.content, 'user') : []);
+        for (const teamId of msg.private ? mentioned(msg.content, 'team') : []) for (const userId of await payloads.teamMembers(conv.account_id, teamId, requestId)) users.add(userId);
+        for (const userId of users) entries.push({ stream: log.accountStream(conv.account_id), body: { kind: 'event', event: 'conversation.mentioned', data: await conversationPayload(), inbox_id: conv.inbox_id, only_user: userId } });
       }
       await append(event, entries);
     });

@@ -1,8 +1,8 @@
 import {
-  contactPushData, conversationData, messagePushData, userPushData,
-  type ConversationSnapshot, type Executor, type MessageSnapshot, type ProjectionKit, type PushAgent, type PushContext,
+  AppError, contactPushData, conversationData, messagePushData, userPushData,
+  type ConversationSnapshot, type Executor, type Logger, type MessageSnapshot, type Peers, type ProjectionKit, type PushAgent, type PushContext,
 } from '@parley/shared';
-import { readState, unreadCount, type ConversationState } from './state';
+import { keepSourceId, readState, unreadCount, type ConversationState } from './state';
 
 type Json = Record<string, unknown>;
 
@@ -23,11 +23,50 @@ const performerId = (p: Performer): number | null => (p?.type === 'user' && type
  * re-reads, #10876; here every one keeps it).
  */
 export class PushPayloads {
-  constructor(private readonly projections: ProjectionKit) {}
+  /** Until when the owners are not asked (after one failed to answer), by owner. */
+  private readonly downUntil = new Map<'contacts' | 'identity', number>();
+
+  constructor(
+    private readonly projections: ProjectionKit,
+    private readonly peers: Peers,
+    private readonly log: Logger,
+    private readonly backoffMs: number,
+  ) {}
 
   /** The conversation's state, unless the caller has it already (a message's write answers it). */
-  state(db: Executor, conv: ConversationSnapshot): Promise<ConversationState> {
-    return readState(db, conv.account_id, conv.id, conv.contact_inbox_id);
+  async state(db: Executor, conv: ConversationSnapshot): Promise<ConversationState> {
+    return this.withSource(db, conv, await readState(db, conv.account_id, conv.id, conv.contact_inbox_id));
+  }
+
+  /**
+   * The state with its contact inbox's `source_id`: a pair made before this service ran (no
+   * `contact_inbox.created` reached it) is asked of the contacts service once and kept. An owner
+   * that cannot answer leaves it null for this event (and is not asked again for a while).
+   */
+  async withSource(db: Executor, conv: ConversationSnapshot, state: ConversationState): Promise<ConversationState> {
+    if (state.sourceId !== null || conv.contact_inbox_id === null) return state;
+    const found = await this.ask('contacts', () => this.peers.contacts.contactInboxById(conv.account_id, conv.contact_inbox_id as number));
+    if (!found) return state;
+    await keepSourceId(db, conv.account_id, found.contact_inbox.id, found.contact_inbox.source_id);
+    return { ...state, sourceId: found.contact_inbox.source_id };
+  }
+
+  /** A team's members (a team mention reaches them), from the gateway; none when it cannot answer. */
+  async teamMembers(accountId: number, teamId: number, requestId?: string): Promise<number[]> {
+    return (await this.ask('identity', () => this.peers.identity.teamMembers(accountId, teamId, { requestId })))?.user_ids ?? [];
+  }
+
+  /** An owner's answer; null for a 404, or when it fails (logged, then not asked for `backoffMs`). */
+  private async ask<T>(owner: 'contacts' | 'identity', call: () => Promise<T>): Promise<T | null> {
+    if ((this.downUntil.get(owner) ?? 0) > Date.now()) return null;
+    try {
+      return await call();
+    } catch (err) {
+      if (err instanceof AppError && err.status === 404) return null;
+      this.log.warn({ owner, err: (err as Error).message }, `${owner} lookup failed`);
+      this.downUntil.set(owner, Date.now() + this.backoffMs);
+      return null;
+    }
   }
 
   private async context(db: Executor, conv: ConversationSnapshot, state: ConversationState, extra: { users?: number[]; bots?: number[] } = {}, requestId?: string): Promise<PushContext> {
