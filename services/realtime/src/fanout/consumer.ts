@@ -51,15 +51,33 @@ function typistOf(event: EventEnvelope): { type: 'user' | 'contact'; id: number 
  * removed, inbox membership, a user token rotated, a contact deleted) go into the log as control entries, so every
  * replica applies them to its own subscriptions, and drop the cached token checks.
  */
-export function fanoutConsumer(deps: FanoutDeps): ConsumerSpec {
+export function fanoutConsumer(deps: FanoutDeps): FanoutConsumer {
   const { streamLog: log, projections, grants } = deps;
   const payloads = new PushPayloads(projections, deps.peers, deps.log, deps.lookupBackoffMs);
+  // What the batch being handled appends: it goes to Redis in one round trip once every event of
+  // the batch is handled (before the commit), and never if one fails (the batch is rolled back).
+  let pending: Array<{ eventId: string; entries: Entry[] }> = [];
   const append = async (event: EventEnvelope, entries: Entry[]) => {
-    if (await log.append(event.id, entries)) deps.metrics.appended.inc(entries.length);
+    pending.push({ eventId: event.id, entries });
+  };
+  const appendPending = async () => {
+    const batch = pending;
+    pending = [];
+    const fresh = await log.appendMany(batch);
+    for (const [i, isNew] of fresh.entries()) if (isNew) deps.metrics.appended.inc(batch[i]?.entries.length ?? 0);
+  };
+  const handle = async (tx: PoolClient, events: EventEnvelope[], handleOne: (tx: PoolClient, event: EventEnvelope) => Promise<void>) => {
+    pending = [];
+    try {
+      for (const event of events) await handleOne(tx, event);
+      await appendPending();
+    } finally {
+      pending = [];
+    }
   };
   const control = (accountId: number, body: Omit<Extract<EntryBody, { kind: 'control' }>, 'kind'>): Entry => ({ stream: log.accountStream(accountId), body: { kind: 'control', ...body } });
 
-  return defineConsumer('fanout', (on) => {
+  const spec = defineConsumer('fanout', (on) => {
     on(['message.created', 'message.updated'], async (tx: PoolClient, msg, event) => {
       const conv = msg.conversation;
       const created = event.type === 'message.created';
@@ -190,4 +208,11 @@ export function fanoutConsumer(deps: FanoutDeps): ConsumerSpec {
       if (bot.account_id !== null) await projections.remove(tx, 'agent_bot', bot.account_id, bot.id, event.occurred_at);
     });
   });
+  return { spec, handleBatch: (tx, events) => handle(tx, events, spec.handle as (tx: PoolClient, event: EventEnvelope) => Promise<void>) };
+}
+
+/** The fan-out's consumer (its name and bindings) and its batch handler: each event's handler in turn, then the batch's appends at once. */
+export interface FanoutConsumer {
+  spec: ConsumerSpec;
+  handleBatch(tx: PoolClient, events: EventEnvelope[]): Promise<void>;
 }

@@ -70,6 +70,9 @@ for i = 2, #KEYS do
 end
 return 1`;
 
+/** The append script as a command of the client (EVALSHA, loaded on first use). */
+const APPEND_COMMAND = 'parleyRealtimeAppend';
+
 export interface StreamLogOptions {
   redis: Redis;
   namespace: string;
@@ -93,13 +96,36 @@ export class StreamLog {
 
   /** Appends each entry to its stream, once per event id; false when the event was appended before. */
   async append(eventId: string, entries: Array<{ stream: string; body: EntryBody }>): Promise<boolean> {
-    if (entries.length === 0) return false;
-    const keys = [`${this.opts.namespace}rt:seen:${eventId}`, ...entries.map((e) => e.stream)];
-    const ttl = Math.ceil((this.opts.retentionMs * 2) / 1000);
+    return (await this.appendMany([{ eventId, entries }]))[0] ?? false;
+  }
+
+  /**
+   * `append` for several events, in order, in one round trip (a pipeline of the script by its
+   * SHA): what a batch of the fan-out consumer appends. Answers, per event, whether it was new;
+   * throws if any append failed (the batch is then handled again, and the event ids keep what
+   * did go in from going in twice).
+   */
+  async appendMany(events: Array<{ eventId: string; entries: Array<{ stream: string; body: EntryBody }> }>): Promise<boolean[]> {
+    const redis = this.opts.redis as Redis & { [APPEND_COMMAND]?: unknown };
+    if (!redis[APPEND_COMMAND]) redis.defineCommand(APPEND_COMMAND, { lua: APPEND });
+    const ttl = String(Math.ceil((this.opts.retentionMs * 2) / 1000));
     const minId = `${Math.max(0, Date.now() - this.opts.retentionMs)}-0`;
-    const args = [String(ttl), String(this.opts.maxEvents), minId, ...entries.map((e) => JSON.stringify(e.body)), GENESIS];
-    const r = await this.opts.redis.eval(APPEND, keys.length, ...keys, ...args);
-    return r === 1;
+    const pipeline = redis.pipeline() as unknown as Record<string, (...args: string[]) => void> & { exec(): Promise<Array<[Error | null, unknown]> | null> };
+    const sent: number[] = [];
+    events.forEach(({ eventId, entries }, i) => {
+      if (entries.length === 0) return;
+      const keys = [`${this.opts.namespace}rt:seen:${eventId}`, ...entries.map((e) => e.stream)];
+      (pipeline[APPEND_COMMAND] as (...args: string[]) => void)(String(keys.length), ...keys, ttl, String(this.opts.maxEvents), minId, ...entries.map((e) => JSON.stringify(e.body)), GENESIS);
+      sent.push(i);
+    });
+    const out = events.map(() => false);
+    if (sent.length === 0) return out;
+    const results = (await pipeline.exec()) ?? [];
+    for (const [k, [err, r]] of results.entries()) {
+      if (err) throw err;
+      out[sent[k] as number] = r === 1;
+    }
+    return out;
   }
 
   /** The id of the newest entry ever added to the stream (`0-0` for a stream never written). */
