@@ -80,16 +80,16 @@ async function closedLoop({ seconds, connections }, op) {
 
 /**
  * The list request's SQL straight on Postgres: page 1 (the service's own listQuery), the meta
- * counts (countQuery) and the page's last message / unread count (conversationExtras' SQL);
+ * counts as the service runs them (metaQuery) and the page's last message / unread count (conversationExtras' SQL);
  * with `q`, the same with the search term. Superuser connection, search_path set to the schema.
  */
 async function listSql({ seconds, connections, databaseUrl, accountId, userId, q }) {
   const { Pool } = require('pg');
-  const { listQuery, countQuery } = require(path.join(root, 'services', 'conversations', 'dist', 'conversations', 'list'));
+  const { listQuery, metaQuery } = require(path.join(root, 'services', 'conversations', 'dist', 'conversations', 'list'));
   const pool = new Pool({ connectionString: databaseUrl, max: connections, options: '-c search_path=conversations,public' });
   const filter = { accountId, visibleInboxIds: null, userId, ...(q ? { q } : {}) };
   const page = listQuery(filter, 'last_activity_at_desc', 1);
-  const count = countQuery(filter);
+  const count = metaQuery(filter);
   const extras = `SELECT c.id::text AS id,
        (SELECT row_to_json(m) FROM (SELECT * FROM messages WHERE conversation_id = c.id ORDER BY id DESC LIMIT 1) m) AS last_message,
        (SELECT row_to_json(m) FROM (SELECT * FROM messages WHERE conversation_id = c.id AND message_type <> 2 ORDER BY id DESC LIMIT 1) m) AS last_non_activity,

@@ -9,7 +9,7 @@
  * account (BENCH_CONVERSATIONS conversations, default 100,000, over 10 inboxes, 3 messages
  * each) and 100 small accounts (500 conversations each), then prints EXPLAIN (ANALYZE,
  * BUFFERS) of the exact SQL `GET /conversations` runs (built by the service's own
- * listQuery/countQuery): the page and the meta counts, for an administrator, for an agent who
+ * listQuery/metaQuery): the page and the meta counts, for an administrator, for an agent who
  * sees 3 of the 10 inboxes, with `q`, and with `labels`. Drops the database afterwards
  * (BENCH_KEEP=1 keeps it).
  *
@@ -19,7 +19,7 @@ const { randomBytes } = require('node:crypto');
 const path = require('node:path');
 const { Client } = require('pg');
 const { createPool, migrateService, serviceDatabaseUrl } = require('@parley/shared');
-const { listQuery, countQuery } = require('../dist/conversations/list');
+const { listQuery, metaQuery } = require('../dist/conversations/list');
 const { filterQueries } = require('../dist/filters/conversation-filter');
 const { checkFilter, CONVERSATION_FILTER_KEYS } = require('@parley/shared');
 
@@ -125,12 +125,12 @@ async function main() {
     const agentFilter = { accountId: BIG, visibleInboxIds: [1, 2, 3], userId: 200 };
     const cases = [
       ['administrator, default list (status open, newest activity first), page 1', listQuery(adminFilter, 'last_activity_at_desc', 1)],
-      ['administrator, meta counts of the default list', countQuery(adminFilter)],
+      ['administrator, meta counts of the default list', metaQuery(adminFilter)],
       ['agent seeing 3 of 10 inboxes, default list, page 1', listQuery(agentFilter, 'last_activity_at_desc', 1)],
-      ['agent seeing 3 of 10 inboxes, meta counts', countQuery(agentFilter)],
+      ['agent seeing 3 of 10 inboxes, meta counts', metaQuery(agentFilter)],
       ['administrator, status=all, labels=vip, page 1', listQuery({ ...adminFilter, status: 'all', labels: ['vip'] }, 'last_activity_at_desc', 1)],
       ['administrator, q=parcel, page 1', listQuery({ ...adminFilter, q: 'parcel' }, 'last_activity_at_desc', 1)],
-      ['administrator, q=parcel, meta counts', countQuery({ ...adminFilter, q: 'parcel' })],
+      ['administrator, q=parcel, meta counts', metaQuery({ ...adminFilter, q: 'parcel' })],
       ['administrator, status=open, sort_by=priority_desc, page 1', listQuery(adminFilter, 'priority_desc', 1)],
     ];
     // POST /conversations/filter: the page and the counts of a few typical filters.

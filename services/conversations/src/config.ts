@@ -5,6 +5,8 @@ export const conversationsConfigSchema = baseConfigSchema.extend({
   PORT: portSetting('conversations'),
   /** How often the snooze worker reopens conversations whose snoozed_until has passed (Chatwoot: 5 min). */
   SNOOZE_POLL_MS: z.coerce.number().int().min(50).max(3_600_000).default(30_000),
+  /** How often the conversation count deltas are folded into the counts tables (readers sum both, so this only bounds the deltas a count reads). */
+  COUNT_FOLD_MS: z.coerce.number().int().min(50).max(3_600_000).default(2_000),
   /** Largest attachment accepted on a message (bytes). */
   ATTACHMENT_MAX_BYTES: z.coerce.number().int().min(1).max(100 * 1024 * 1024).default(10 * 1024 * 1024),
 });

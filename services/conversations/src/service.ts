@@ -4,11 +4,12 @@ import type { ConversationsConfig } from './config';
 import { createApp } from './app';
 import { projectionsConsumer } from './projections/consumer';
 import { SnoozeWorker } from './conversations/snooze-worker';
+import { CountFoldWorker } from './conversations/counts';
 
 export const conversationsService: ServiceDefinition<ConversationsConfig> = {
   name: 'conversations',
   migrationsDir: path.resolve(__dirname, '..', 'migrations'),
   createApp,
   consumers: (deps) => [inBatches(projectionsConsumer(), { size: deps.config.CONSUMER_BATCH_SIZE, maxWaitMs: deps.config.CONSUMER_BATCH_WAIT_MS })],
-  workers: (deps) => [new SnoozeWorker(deps.pool, deps.log, deps.config.SNOOZE_POLL_MS)],
+  workers: (deps) => [new SnoozeWorker(deps.pool, deps.log, deps.config.SNOOZE_POLL_MS), new CountFoldWorker(deps.pool, deps.log, deps.config.COUNT_FOLD_MS)],
 };

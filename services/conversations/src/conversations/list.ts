@@ -1,6 +1,7 @@
 import type { Executor } from '@parley/shared';
 import type { ConversationRow } from '../common/rows';
 import { EXTRAS_COLUMNS, extrasOf, type ConversationExtras, type ExtrasColumns } from '../messages/repository';
+import { countsTableQuery } from './counts';
 
 export const PAGE_SIZE = 25;
 
@@ -102,8 +103,13 @@ export function countQuery(f: ListFilter): { text: string; values: unknown[] } {
   };
 }
 
+/** The meta counts' query as run: from the counts tables where they answer the filter, else counting conversations. */
+export function metaQuery(f: ListFilter): { text: string; values: unknown[] } {
+  return countsTableQuery(f) ?? countQuery(f);
+}
+
 export async function countConversations(db: Executor, f: ListFilter): Promise<Counts> {
-  const q = countQuery(f);
+  const q = metaQuery(f);
   const { rows } = await db.query<{ mine: number; unassigned: number; all: number }>(q.text, q.values);
   const r = rows[0] ?? { mine: 0, unassigned: 0, all: 0 };
   return { mine_count: r.mine, assigned_count: r.all - r.unassigned, unassigned_count: r.unassigned, all_count: r.all };
@@ -138,7 +144,7 @@ export async function listConversations(db: Executor, f: ListFilter, sortBy: Sor
  * extras are read for its rows only).
  */
 export function pageQuery(f: ListFilter, sortBy: SortBy, page: number | null): { text: string; values: unknown[] } {
-  const count = countQuery({ ...f, updatedWithinSeconds: undefined });
+  const count = metaQuery({ ...f, updatedWithinSeconds: undefined });
   const list = listQuery(f, sortBy, page);
   const shift = count.values.length;
   const listText = list.text.replace(/\$(\d+)/g, (_, n: string) => `$${Number(n) + shift}`);
