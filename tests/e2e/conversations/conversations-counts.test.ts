@@ -83,7 +83,7 @@ describe('conversation counts stay right through every change', () => {
   }
 
   const make = async (inbox: ApiInbox, body: Record<string, unknown> = {}) => (await conversationFor(call, acc, inbox, body)).id as number;
-  const ok = async (p: Promise<{ status: number; text: string }>) => {
+  const ok = async <R extends { status: number; text: string }>(p: Promise<R>): Promise<R> => {
     const res = await p;
     expect({ status: res.status, text: res.text }).toEqual({ status: 200, text: expect.any(String) });
     return res;

@@ -1,29 +1,42 @@
 import type { Pool } from 'pg';
 import { withTransaction, type Executor, type Logger, type Worker } from '@parley/shared';
 import type { ListFilter } from './list';
+import { qPattern } from './search-hits';
 
 /**
  * The list's meta counts from the counts tables of migration 008 (kept by triggers on
  * conversations), for the filters they can answer: account, visible inboxes, inbox, status and
- * team. Anything else (q, labels, source id, contact, conversation type) is null: the caller
- * counts conversations. Answers the columns of `countQuery` (mine, unassigned, all).
+ * team; with `q` of a registered pattern, from its search hits (migration 009). Anything else
+ * (labels, source id, contact, conversation type, q of the search route or of no registered
+ * pattern) is null: the caller counts conversations. Answers the columns of `countQuery`.
  */
 export function countsTableQuery(f: ListFilter): { text: string; values: unknown[] } | null {
-  if ((f.q !== undefined && f.q !== '') || (f.labels !== undefined && f.labels.length > 0)) return null;
+  if (f.labels !== undefined && f.labels.length > 0) return null;
   if (f.sourceId !== undefined || f.contactId !== undefined || f.conversationType !== undefined) return null;
+  const hasQ = f.q !== undefined && f.q !== '';
+  // With `q`, the hits of a registered pattern carry the inbox, team and assignee (status does not count).
+  if (hasQ && (!f.qHits || f.qMatchesContactName)) return null;
   const values: unknown[] = [f.accountId, f.userId ?? -1];
   const where = ['c.account_id = $1'];
   const add = (sql: (p: string) => string, v: unknown) => {
     values.push(v);
     where.push(sql(`$${values.length}`));
   };
-  if (f.status === undefined) where.push(`c.status = 'open'`);
+  if (hasQ) add((p) => `c.pattern = ${p}`, qPattern(f.q as string));
+  else if (f.status === undefined) where.push(`c.status = 'open'`);
   else if (f.status !== 'all') add((p) => `c.status = ${p}`, f.status);
   if (f.visibleInboxIds !== null) add((p) => `c.inbox_id = ANY(${p}::int[])`, f.visibleInboxIds);
   if (f.inboxId !== undefined) add((p) => `c.inbox_id = ${p}`, f.inboxId);
-  // The tables write no team as 0, which no filter value is.
   if (f.teamId !== undefined) add((p) => `c.team_id = ${p}`, f.teamId);
   const w = where.join(' AND ');
+  if (hasQ) {
+    return {
+      text: `SELECT count(*) FILTER (WHERE c.assignee_id = $2)::int AS mine, count(*) FILTER (WHERE c.assignee_id IS NULL)::int AS unassigned, count(*)::int AS all
+               FROM search_hits c WHERE ${w}`,
+      values,
+    };
+  }
+  // The counts tables write no team as 0, which no filter value is.
   return {
     text: `SELECT coalesce(sum(k.mine), 0)::int AS mine, coalesce(sum(k.unassigned), 0)::int AS unassigned, coalesce(sum(k.n), 0)::int AS all FROM (
          SELECT 0 AS mine, c.unassigned, c.n FROM conversation_counts c WHERE ${w}

@@ -2,6 +2,7 @@ import type { Executor } from '@parley/shared';
 import type { ConversationRow } from '../common/rows';
 import { EXTRAS_COLUMNS, extrasOf, type ConversationExtras, type ExtrasColumns } from '../messages/repository';
 import { countsTableQuery } from './counts';
+import { qPattern } from './search-hits';
 
 export const PAGE_SIZE = 25;
 
@@ -32,6 +33,8 @@ export interface ListFilter {
   q?: string;
   /** `q` also matches the contact's name (the search route; the list matches messages only, as Chatwoot). */
   qMatchesContactName?: boolean;
+  /** `q`'s pattern is registered: its matching conversations are read from search_hits, not from messages (search-hits.ts). */
+  qHits?: boolean;
   inboxId?: number;
   teamId?: number;
   labels?: string[];
@@ -46,10 +49,6 @@ export interface Counts {
   assigned_count: number;
   unassigned_count: number;
   all_count: number;
-}
-
-function escapeLike(s: string): string {
-  return s.replace(/[\\%_]/g, (ch) => `\\${ch}`);
 }
 
 /**
@@ -68,9 +67,12 @@ export function buildWhere(f: ListFilter): { where: string[]; values: unknown[] 
   if (f.visibleInboxIds !== null && f.conversationType !== 'participating') add((p) => `c.inbox_id = ANY(${p}::int[])`, f.visibleInboxIds);
   if (f.inboxId !== undefined) add((p) => `c.inbox_id = ${p}`, f.inboxId);
   if (f.q !== undefined && f.q !== '') {
-    const inMessages = (p: string) => `c.id IN (SELECT m.conversation_id FROM messages m WHERE m.content ILIKE ${p} AND m.message_type IN (0, 1) AND m.account_id = $1)`;
+    const inMessages = (p: string) =>
+      f.qHits
+        ? `c.id IN (SELECT h.conversation_id FROM search_hits h WHERE h.account_id = $1 AND h.pattern = ${p})`
+        : `c.id IN (SELECT m.conversation_id FROM messages m WHERE m.content ILIKE ${p} AND m.message_type IN (0, 1) AND m.account_id = $1)`;
     const inContactName = (p: string) => `c.contact_id IN (SELECT cp.id FROM projections cp WHERE cp.account_id = $1 AND cp.kind = 'contact' AND cp.data->>'name' ILIKE ${p})`;
-    add((p) => (f.qMatchesContactName ? `(${inMessages(p)} OR ${inContactName(p)})` : inMessages(p)), `%${escapeLike(f.q)}%`);
+    add((p) => (f.qMatchesContactName ? `(${inMessages(p)} OR ${inContactName(p)})` : inMessages(p)), qPattern(f.q));
   } else if (f.status !== undefined && f.status !== 'all') {
     add((p) => `c.status = ${p}`, f.status);
   } else if (f.status === undefined) {

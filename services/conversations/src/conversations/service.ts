@@ -13,6 +13,7 @@ import { changeConversation, emit, type Cause } from './changes';
 import { countConversations, listConversations, listPageWithCounts, PAGE_SIZE, type Counts, type ListFilter } from './list';
 import type { ConversationExtras } from '../messages/repository';
 import { findConversation, insertConversation, nextDisplayId, type ConversationPatch } from './repository';
+import { qPattern, type SearchHits } from './search-hits';
 import type { AssignmentInput, CreateConversationInput, ListConversationsQuery, ToggleStatusInput } from './schemas';
 import { assertInboxAccess } from '../common/access';
 import type { AgentResponse } from '../inboxes/schemas';
@@ -21,6 +22,8 @@ export interface ConversationDeps {
   pool: Pool;
   peers: Peers;
   projections: Projections;
+  /** `q` patterns with search hits (the list reads messages without it). */
+  searchHits?: SearchHits;
 }
 
 /** A conversation the caller may act on: unknown (or another account's) is 404, not visible 403. */
@@ -81,15 +84,28 @@ export async function listPage(
   opts: { qMatchesContactName?: boolean } = {},
 ): Promise<{ meta: Counts; rows: ConversationRow[]; extras: Map<string, ConversationExtras> }> {
   await assertTeamOfAccount(deps, ctx, accountId, q.team_id);
-  const f = { ...filterFrom(accountId, ctx, await visibleInboxIds(deps.pool, ctx, accountId), q), qMatchesContactName: opts.qMatchesContactName };
+  const f: ListFilter = { ...filterFrom(accountId, ctx, await visibleInboxIds(deps.pool, ctx, accountId), q), qMatchesContactName: opts.qMatchesContactName };
+  const pattern = await useSearchHits(deps, f);
   const page = q.updated_within !== undefined ? null : (q.page ?? 1);
   // Counts, page and the page's last messages in one query (one round trip instead of three).
-  return listPageWithCounts(deps.pool, f, q.sort_by ?? 'last_activity_at_desc', page);
+  const out = await listPageWithCounts(deps.pool, f, q.sort_by ?? 'last_activity_at_desc', page);
+  if (pattern !== null && !f.qHits) deps.searchHits?.consider(accountId, pattern, out.meta.all_count);
+  return out;
+}
+
+/** With `q`: reads its pattern's search hits when it has them (sets `f.qHits`); answers the pattern. */
+async function useSearchHits(deps: ConversationDeps, f: ListFilter): Promise<string | null> {
+  if (f.q === undefined || f.q === '' || !deps.searchHits) return null;
+  const pattern = qPattern(f.q);
+  f.qHits = await deps.searchHits.registered(deps.pool, f.accountId, pattern);
+  return pattern;
 }
 
 export async function counts(deps: ConversationDeps, ctx: RequestContext, accountId: number, q: Partial<ListConversationsQuery>): Promise<Counts> {
   await assertTeamOfAccount(deps, ctx, accountId, q.team_id);
-  return countConversations(deps.pool, filterFrom(accountId, ctx, await visibleInboxIds(deps.pool, ctx, accountId), q));
+  const f = filterFrom(accountId, ctx, await visibleInboxIds(deps.pool, ctx, accountId), q);
+  await useSearchHits(deps, f);
+  return countConversations(deps.pool, f);
 }
 
 /** The newest conversations of a contact the caller can see (Chatwoot's contacts/conversations). */
