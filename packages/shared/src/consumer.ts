@@ -1,5 +1,6 @@
 import type { Channel, ChannelModel, ConsumeMessage } from 'amqplib';
 import type { Pool, PoolClient } from 'pg';
+import { begin, commit, prepared, rollback } from './db';
 import type { Logger } from './logger';
 import type { AmqpConnection } from './amqp';
 import { parseEnvelope, type EventEnvelope } from './events/envelope';
@@ -57,6 +58,9 @@ export class PoisonMessageError extends Error {}
 
 export const ATTEMPTS_HEADER = 'x-parley-attempts';
 
+const recordEvent = prepared('INSERT INTO processed_events (event_id, consumer) VALUES ($1, $2) ON CONFLICT DO NOTHING');
+const recordEvents = prepared('INSERT INTO processed_events (event_id, consumer) SELECT unnest($1::uuid[]), $2 ON CONFLICT DO NOTHING RETURNING event_id');
+
 /** Pause before a message that failed on an outage is tried again. */
 const OUTAGE_RETRY_MS = 2000;
 
@@ -81,6 +85,64 @@ export function retryDecision(err: unknown, headers: Record<string, unknown> | u
   const attempts = prior + 1;
   if (err instanceof PoisonMessageError || attempts >= maxAttempts) return { deadLetter: true, attempts, delayMs: 0, outage };
   return { deadLetter: false, attempts, delayMs: Math.min(retryDelayMs * 2 ** (attempts - 1), 30_000), outage };
+}
+
+/**
+ * The acks of one channel, coalesced: the messages settled in one turn of the event loop that
+ * are the oldest unsettled ones go in one `basic.ack` with `multiple` (one frame, one socket
+ * write, instead of one per message). A message still unsettled (a retry waiting for its
+ * backoff) is never covered: the settled ones behind it are acked one by one at once, so a
+ * waiting retry holds no other message's ack back. Nacks go out at once.
+ */
+class AckBatcher {
+  /** Delivered and not yet acked or nacked, in delivery order; `true` once settled for an ack. */
+  private readonly open = new Map<number, { msg: ConsumeMessage; done: boolean }>();
+  private scheduled = false;
+
+  constructor(private readonly ch: Channel) {}
+
+  delivered(msg: ConsumeMessage): void {
+    this.open.set(msg.fields.deliveryTag, { msg, done: false });
+  }
+
+  ack(msg: ConsumeMessage): void {
+    const entry = this.open.get(msg.fields.deliveryTag);
+    if (!entry) {
+      safe(() => this.ch.ack(msg));
+      return;
+    }
+    entry.done = true;
+    if (this.scheduled) return;
+    this.scheduled = true;
+    setImmediate(() => this.flush());
+  }
+
+  nack(msg: ConsumeMessage): void {
+    this.open.delete(msg.fields.deliveryTag);
+    safe(() => this.ch.nack(msg, false, false));
+  }
+
+  /** Sends what is settled: the settled oldest ones in one frame, any others one by one. */
+  flush(): void {
+    this.scheduled = false;
+    let last: ConsumeMessage | null = null;
+    let n = 0;
+    for (const [tag, e] of this.open) {
+      if (!e.done) break;
+      last = e.msg;
+      n++;
+      this.open.delete(tag);
+    }
+    if (last) {
+      const upTo = last;
+      safe(() => this.ch.ack(upTo, n > 1));
+    }
+    for (const [tag, e] of this.open) {
+      if (!e.done) continue;
+      this.open.delete(tag);
+      safe(() => this.ch.ack(e.msg));
+    }
+  }
 }
 
 /** A message of a batch being gathered or run (batch mode). */
@@ -116,6 +178,7 @@ export class EventConsumer {
   /** Batches queued on the chain and not finished: while there are any, new messages gather for the next one. */
   private pending = 0;
   private readonly retryTimers = new Set<NodeJS.Timeout>();
+  private readonly acks = new WeakMap<Channel, AckBatcher>();
 
   constructor(private readonly opts: ConsumerOptions) {
     if (!opts.handle === !opts.batch) throw new Error(`consumer ${opts.queue}: give exactly one of handle and batch`);
@@ -154,13 +217,30 @@ export class EventConsumer {
     // Batch mode: room for the next batch to gather while one is being written.
     await ch.prefetch(this.opts.batch ? this.opts.batch.size * 2 : (this.opts.prefetch ?? 20));
     this.channel = ch;
+    const acks = new AckBatcher(ch);
+    this.acks.set(ch, acks);
     const { consumerTag } = await ch.consume(this.queue, (msg) => {
       if (!msg) return;
+      acks.delivered(msg);
       if (this.opts.batch) return this.gather(ch, msg);
       const p = this.onMessage(ch, msg).finally(() => this.inFlight.delete(p));
       this.inFlight.add(p);
     });
     this.consumerTag = consumerTag;
+  }
+
+  /** Acks after commit (coalesced per channel, see AckBatcher). */
+  private ack(ch: Channel, msg: ConsumeMessage): void {
+    const acks = this.acks.get(ch);
+    if (acks) acks.ack(msg);
+    else safe(() => ch.ack(msg));
+  }
+
+  /** Dead-letters (a nack without requeue: the queue's dead-letter exchange takes it). */
+  private nack(ch: Channel, msg: ConsumeMessage): void {
+    const acks = this.acks.get(ch);
+    if (acks) acks.nack(msg);
+    else safe(() => ch.nack(msg, false, false));
   }
 
   /** The message's envelope, or null after dead-lettering it as poison (not JSON, a bad envelope). */
@@ -172,14 +252,14 @@ export class EventConsumer {
     } catch {
       log.error({ queue: this.opts.queue }, 'poison message (not JSON); dead-lettering');
       this.count('invalid', 'dead_lettered');
-      safe(() => ch.nack(msg, false, false));
+      this.nack(ch, msg);
       return null;
     }
     const parsed = parseEnvelope(raw);
     if (!parsed.ok) {
       log.error({ queue: this.opts.queue, error: parsed.error }, 'poison message (invalid envelope); dead-lettering');
       this.count('invalid', 'dead_lettered');
-      safe(() => ch.nack(msg, false, false));
+      this.nack(ch, msg);
       return null;
     }
     return parsed.envelope;
@@ -195,7 +275,7 @@ export class EventConsumer {
     }
     if (wanted) return false;
     this.count(event.type, 'handled');
-    safe(() => ch.ack(msg));
+    this.ack(ch, msg);
     return true;
   }
 
@@ -208,7 +288,7 @@ export class EventConsumer {
       const done = await this.inEventSpan(event, () => this.process(event));
       timer?.();
       this.count(event.type, done ? 'handled' : 'duplicate');
-      safe(() => ch.ack(msg));
+      this.ack(ch, msg);
     } catch (err) {
       timer?.();
       const retry = this.failed(ch, msg, event, err);
@@ -227,7 +307,7 @@ export class EventConsumer {
     if (deadLetter) {
       log.error({ queue: this.opts.queue, eventId: event.id, type: event.type, attempts, err: (err as Error).message }, 'event failed for good; dead-lettering');
       this.count(event.type, 'dead_lettered');
-      safe(() => ch.nack(msg, false, false));
+      this.nack(ch, msg);
       return null;
     }
     log.warn({ queue: this.opts.queue, eventId: event.id, type: event.type, attempts, outage, err: (err as Error).message }, 'event failed; will retry');
@@ -235,7 +315,7 @@ export class EventConsumer {
     const requeue = () => {
       try {
         ch.sendToQueue(this.queue, msg.content, { ...msg.properties, headers: { ...msg.properties.headers, [ATTEMPTS_HEADER]: attempts }, persistent: true });
-        ch.ack(msg);
+        this.ack(ch, msg);
       } catch {
         // Channel gone: the broker redelivers the unacked original.
       }
@@ -283,7 +363,7 @@ export class EventConsumer {
       // Each event of the batch took the batch's time.
       const seconds = Number(process.hrtime.bigint() - started) / 1e9;
       for (const p of batch) this.settled(p.event, fresh.has(p.event.id), seconds);
-      for (const p of batch) safe(() => p.ch.ack(p.msg));
+      for (const p of batch) this.ack(p.ch, p.msg);
     } catch (err) {
       if (batch.length === 1) return this.retryLater(batch[0] as Gathered, err);
       // Postgres is away: one by one would fail the same way.
@@ -297,7 +377,7 @@ export class EventConsumer {
         try {
           const fresh = await this.processBatch([p.event]);
           this.settled(p.event, fresh.has(p.event.id), Number(process.hrtime.bigint() - one) / 1e9);
-          safe(() => p.ch.ack(p.msg));
+          this.ack(p.ch, p.msg);
         } catch (e) {
           this.retryLater(p, e);
         }
@@ -325,21 +405,18 @@ export class EventConsumer {
   async processBatch(events: EventEnvelope[]): Promise<Set<string>> {
     const client = await this.opts.pool.connect();
     try {
-      await client.query('BEGIN');
+      await begin(client);
       const ids = [...new Set(events.map((e) => e.id))];
-      const ins = await client.query<{ event_id: string }>(
-        'INSERT INTO processed_events (event_id, consumer) SELECT unnest($1::uuid[]), $2 ON CONFLICT DO NOTHING RETURNING event_id',
-        [ids, this.opts.queue],
-      );
+      const ins = await client.query<{ event_id: string }>(recordEvents([ids, this.opts.queue]));
       const fresh = new Set(ins.rows.map((r) => r.event_id));
       const seen = new Set<string>();
       // In arrival order, each event once (a duplicate within the batch is handled once).
       const todo = events.filter((e) => fresh.has(e.id) && !seen.has(e.id) && seen.add(e.id));
       if (todo.length > 0) await (this.opts.batch as BatchOptions).handle(client, todo, (event, fn) => this.inEventSpan(event, fn));
-      await client.query('COMMIT');
+      await commit(client);
       return fresh;
     } catch (err) {
-      await client.query('ROLLBACK').catch(() => undefined);
+      await rollback(client).catch(() => undefined);
       throw err;
     } finally {
       client.release();
@@ -361,17 +438,17 @@ export class EventConsumer {
   async process(event: EventEnvelope): Promise<boolean> {
     const client = await this.opts.pool.connect();
     try {
-      await client.query('BEGIN');
-      const ins = await client.query('INSERT INTO processed_events (event_id, consumer) VALUES ($1, $2) ON CONFLICT DO NOTHING', [event.id, this.opts.queue]);
+      await begin(client);
+      const ins = await client.query(recordEvent([event.id, this.opts.queue]));
       if (ins.rowCount === 0) {
-        await client.query('ROLLBACK');
+        await rollback(client);
         return false;
       }
       await (this.opts.handle as EventHandler)(client, event);
-      await client.query('COMMIT');
+      await commit(client);
       return true;
     } catch (err) {
-      await client.query('ROLLBACK').catch(() => undefined);
+      await rollback(client).catch(() => undefined);
       throw err;
     } finally {
       client.release();
@@ -392,6 +469,8 @@ export class EventConsumer {
     } while (this.buffer.length > 0 || this.pending > 0);
     for (const t of this.retryTimers) clearTimeout(t);
     this.retryTimers.clear();
+    // The acks of what finished go out before the channel closes.
+    if (ch) this.acks.get(ch)?.flush();
     if (ch) await ch.close().catch(() => undefined);
     this.channel = null;
   }

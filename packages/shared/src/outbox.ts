@@ -1,19 +1,28 @@
-import { Client, type Pool } from 'pg';
+import { Client, escapeLiteral, type Pool } from 'pg';
 import type { Logger } from './logger';
-import type { Executor } from './db';
+import { atCommit, prepared, type Executor } from './db';
 import type { AmqpConnection } from './amqp';
 import type { RequestContext } from './context';
 import type { ServiceMetrics } from './metrics';
 import { withTraceparent } from './tracing';
 import { buildEnvelope, type EventEnvelope, type NewEvent } from './events/envelope';
 
+const insertOutbox = prepared('INSERT INTO outbox (event_id, routing_key, payload) VALUES ($1, $2, $3)');
+const claimOutbox = prepared('SELECT id, routing_key, payload FROM outbox WHERE published_at IS NULL ORDER BY id LIMIT $1 FOR UPDATE SKIP LOCKED');
+const markPublished = prepared('UPDATE outbox SET published_at = now(), attempts = attempts + 1 WHERE id = ANY($1::bigint[])');
+
 /**
  * Records an event in the service's outbox, inside the caller's transaction: the event
  * exists if and only if the change committed. Never publish from a request handler.
+ * In a transaction of `withTransaction` or the consumer kit the insert goes to Postgres with
+ * the COMMIT (`atCommit`: one round trip for both, and a write's events in one message);
+ * if it fails, nothing commits.
  */
 export async function writeEvent(tx: Executor, ctx: RequestContext, ev: NewEvent): Promise<EventEnvelope> {
   const envelope = buildEnvelope(ctx, ev);
-  await tx.query('INSERT INTO outbox (event_id, routing_key, payload) VALUES ($1, $2, $3)', [envelope.id, envelope.type, JSON.stringify(envelope)]);
+  const payload = JSON.stringify(envelope);
+  const sql = `INSERT INTO outbox (event_id, routing_key, payload) VALUES (${escapeLiteral(envelope.id)}, ${escapeLiteral(envelope.type)}, ${escapeLiteral(payload)})`;
+  if (!atCommit(tx, sql)) await tx.query(insertOutbox([envelope.id, envelope.type, payload]));
   return envelope;
 }
 
@@ -51,6 +60,10 @@ export class OutboxRelay {
   private backoffMs = 0;
 
   constructor(private readonly opts: RelayOptions) {}
+
+  private get batchSize(): number {
+    return this.opts.batchSize ?? 200;
+  }
 
   start(): void {
     if (this.running) return;
@@ -104,7 +117,9 @@ export class OutboxRelay {
         this.opts.log.warn({ err: (err as Error).message, backoffMs: this.backoffMs }, 'outbox publish failed; will retry');
       }
       if (!this.running) break;
-      if ((published > 0 || this.kicked) && this.backoffMs === 0) {
+      // A full batch may have left more behind; a smaller one took everything committed before
+      // it began, and what committed since has kicked (NOTIFY): no empty look in between.
+      if ((published >= this.batchSize || this.kicked) && this.backoffMs === 0) {
         this.kicked = false;
         continue;
       }
@@ -123,10 +138,7 @@ export class OutboxRelay {
     const client = await this.opts.pool.connect();
     try {
       await client.query('BEGIN');
-      const { rows } = await client.query<{ id: string; routing_key: string; payload: EventEnvelope }>(
-        'SELECT id, routing_key, payload FROM outbox WHERE published_at IS NULL ORDER BY id LIMIT $1 FOR UPDATE SKIP LOCKED',
-        [this.opts.batchSize ?? 200],
-      );
+      const { rows } = await client.query<{ id: string; routing_key: string; payload: EventEnvelope }>(claimOutbox([this.batchSize]));
       if (rows.length === 0) {
         await client.query('COMMIT');
         return 0;
@@ -146,7 +158,7 @@ export class OutboxRelay {
         );
       }
       await ch.waitForConfirms();
-      await client.query('UPDATE outbox SET published_at = now(), attempts = attempts + 1 WHERE id = ANY($1::bigint[])', [rows.map((r) => r.id)]);
+      await client.query(markPublished([rows.map((r) => r.id)]));
       await client.query('COMMIT');
       return rows.length;
     } catch (err) {

@@ -1,4 +1,4 @@
-import type { Executor } from './db';
+import { prepared, type Executor } from './db';
 import type { Logger } from './logger';
 import { AppError } from './errors';
 import { accountOf } from './events/handlers';
@@ -75,11 +75,16 @@ const validIds = (ids: Iterable<number | null | undefined>): number[] => [...new
 
 export class ProjectionKit {
   private readonly table: string;
+  // The reads every event and page makes, prepared once per connection (db.ts `prepared`).
+  private readonly readRows: ReturnType<typeof prepared>;
+  private readonly readPairs: ReturnType<typeof prepared>;
   /** Until when lenient read-throughs of each kind are skipped, after its owner failed to answer. */
   private readonly downUntil = new Map<ProjectedKind, number>();
 
   constructor(private readonly opts: ProjectionKitOptions) {
     this.table = opts.table ?? PROJECTION_TABLE;
+    this.readRows = prepared(`SELECT id, data FROM ${this.table} WHERE account_id = $1 AND kind = $2 AND id = ANY($3::int[])`);
+    this.readPairs = prepared(`SELECT p.kind, p.id, p.data FROM ${this.table} p JOIN unnest($2::text[], $3::int[]) AS w (kind, id) ON p.kind = w.kind AND p.id = w.id WHERE p.account_id = $1`);
   }
 
   /**
@@ -194,10 +199,7 @@ export class ProjectionKit {
     const pairs = kinds.flatMap((k) => (ids.get(k) as number[]).map((id) => [k, id] as const));
     const byKind = new Map<K, Map<number, unknown>>(kinds.map((k) => [k, new Map()]));
     if (pairs.length > 0) {
-      const { rows } = await db.query<{ kind: K; id: number; data: unknown }>(
-        `SELECT p.kind, p.id, p.data FROM ${this.table} p JOIN unnest($2::text[], $3::int[]) AS w (kind, id) ON p.kind = w.kind AND p.id = w.id WHERE p.account_id = $1`,
-        [accountId, pairs.map((p) => p[0]), pairs.map((p) => p[1])],
-      );
+      const { rows } = await db.query<{ kind: K; id: number; data: unknown }>(this.readPairs([accountId, pairs.map((p) => p[0]), pairs.map((p) => p[1])]));
       for (const r of rows) byKind.get(r.kind)?.set(r.id, r.data);
     }
     const out = {} as { [P in K]: Map<number, ProjectedKinds[P]> };
@@ -264,11 +266,7 @@ export class ProjectionKit {
   /** Rows of these ids, tombstones included (data null). */
   private async rows<K extends ProjectedKind>(db: Executor, kind: K, accountId: number, ids: number[]): Promise<Map<number, ProjectedKinds[K] | null>> {
     if (ids.length === 0) return new Map();
-    const { rows } = await db.query<{ id: number; data: ProjectedKinds[K] | null }>(`SELECT id, data FROM ${this.table} WHERE account_id = $1 AND kind = $2 AND id = ANY($3::int[])`, [
-      accountId,
-      kind,
-      ids,
-    ]);
+    const { rows } = await db.query<{ id: number; data: ProjectedKinds[K] | null }>(this.readRows([accountId, kind, ids]));
     return new Map(rows.map((r) => [r.id, r.data]));
   }
 }

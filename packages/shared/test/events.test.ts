@@ -3,6 +3,7 @@ import amqplib from 'amqplib';
 import { Client } from 'pg';
 import {
   AmqpConnection,
+  atCommit,
   buildEnvelope,
   createLogger,
   createPool,
@@ -305,6 +306,95 @@ describe('outbox relay and consumer runner against real Postgres and RabbitMQ', 
       await waitFor(async () => (await effects(after.id)) === 1, { what: 'later event handled' });
       expect([await effects(before.id), await effects(unwanted.id), await rows(unwanted.id)]).toEqual([1, 0, 0]);
       await waitFor(async () => (await ch.checkQueue(consumer.queue)).messageCount === 0, { what: 'queue drained' });
+    });
+  });
+
+  it('when a statement queued for the commit fails, then the transaction rolls back with its outbox rows', async () => {
+    const ctx = systemContext(SERVICE, 1, 'req-at-commit');
+    let id = '';
+    await expect(
+      withTransaction(pool, async (tx) => {
+        id = (await writeEvent(tx, ctx, { type: 'test.ping', accountId: 1, data: { id: 'at-commit' } })).id;
+        await tx.query("INSERT INTO effects (event_id, note) VALUES ($1, 'at-commit')", [id]);
+        expect(atCommit(tx, 'SELECT 1 / 0')).toBe(true);
+      }),
+    ).rejects.toThrow(/division by zero/);
+    expect((await pool.query('SELECT count(*)::int AS n FROM outbox WHERE event_id = $1', [id])).rows[0].n).toBe(0);
+    expect((await pool.query('SELECT count(*)::int AS n FROM effects WHERE event_id = $1', [id])).rows[0].n).toBe(0);
+    // Outside such a transaction nothing is queued: the caller runs it.
+    expect(atCommit(pool, 'SELECT 1')).toBe(false);
+    const ok = await withTransaction(pool, (tx) => writeEvent(tx, ctx, { type: 'test.ping', accountId: 1, data: { id: 'at-commit-ok' } }));
+    expect((await pool.query('SELECT routing_key, payload FROM outbox WHERE event_id = $1', [ok.id])).rows).toEqual([{ routing_key: 'test.ping', payload: ok }]);
+  });
+
+  describe('consumer in batch mode: acks of a batch with a failing and a poison message among the others', () => {
+    let amqp: AmqpConnection;
+    let consumer: EventConsumer;
+    const QUEUE = `${SERVICE}.acks`;
+    const failures = new Map<string, number>();
+
+    beforeAll(async () => {
+      amqp = new AmqpConnection(infra().amqpUrl, log, env.namespace, 60_000);
+      await amqp.connect();
+      consumer = new EventConsumer({
+        queue: QUEUE,
+        bindings: ['test.acks'],
+        pool,
+        amqp,
+        log,
+        maxAttempts: 3,
+        // The failing message waits for its retry far longer than the test: it stays unacked meanwhile.
+        retryDelayMs: 60_000,
+        // Batches of 2: at most 4 messages unacked at once, so the others' acks must not wait for it.
+        batch: {
+          size: 2,
+          maxWaitMs: 5,
+          handle: async (tx, events) => {
+            for (const e of events) {
+              // Fails in its batch and again alone (the kernel's one-by-one pass), then waits for its retry.
+              if (e.data['note'] === 'fails-twice' && (failures.get(e.id) ?? 0) < 2) {
+                failures.set(e.id, (failures.get(e.id) ?? 0) + 1);
+                throw new Error('boom');
+              }
+              await tx.query('INSERT INTO effects (event_id, note) VALUES ($1, $2)', [e.id, String(e.data['note'])]);
+            }
+          },
+        },
+      });
+      await consumer.start();
+    });
+
+    afterAll(async () => {
+      await consumer.stop();
+      await amqp.close();
+    });
+
+    const ev = (note: string) => buildEnvelope(systemContext(SERVICE, 1, 'req'), { type: 'test.ping', accountId: 1, data: { id: note, note } });
+    const publish = (body: unknown) =>
+      ch.publish(`${env.namespace}domain.events`, 'test.acks', Buffer.from(typeof body === 'string' ? body : JSON.stringify(body)), { persistent: true });
+    const handled = async (ids: string[]) => (await pool.query('SELECT count(*)::int AS n FROM effects WHERE event_id = ANY($1::uuid[])', [ids])).rows[0].n as number;
+
+    it('when they are handled, then the others take effect once, the poison one is dead-lettered and only the one waiting for its retry stays unacked', async () => {
+      const oks = Array.from({ length: 12 }, (_, i) => ev(`ack-${i}`));
+      const failing = ev('fails-twice');
+      publish(oks[0]);
+      publish(failing);
+      publish('{not json');
+      for (const e of oks.slice(1)) publish(e);
+      const ids = oks.map((e) => e.id);
+      await waitFor(async () => (await handled(ids)) === 12, { what: 'every good message handled while one waits for its retry', timeoutMs: 15_000 });
+      // A redelivered batch: the first two again, after they were handled.
+      publish(oks[0]);
+      publish(oks[1]);
+      await waitFor(async () => (await ch.checkQueue(consumer.deadLetterQueue)).messageCount === 1, { what: 'the poison message dead-lettered' });
+      await waitFor(async () => (await ch.checkQueue(consumer.queue)).messageCount === 0, { what: 'queue drained' });
+      expect(failures.get(failing.id)).toBeGreaterThanOrEqual(1);
+      // Stopping returns what is unacked to the queue: the waiting retry only.
+      await consumer.stop();
+      await waitFor(async () => (await ch.checkQueue(consumer.queue)).messageCount === 1, { what: 'the waiting retry back in the queue' });
+      const n = await pool.query('SELECT count(*)::int AS n FROM effects WHERE event_id = ANY($1::uuid[]) GROUP BY event_id', [ids]);
+      expect(n.rows.map((r) => r.n)).toEqual(Array(12).fill(1));
+      expect(await handled([failing.id])).toBe(0);
     });
   });
 });
