@@ -24,7 +24,8 @@ describe('automation engine', () => {
   beforeAll(async () => {
     env = await createTestEnv();
     stub = await startPeerStub();
-    svc = await startAutomation(env, { CONVERSATIONS_URL: stub.url, CONTACTS_URL: stub.url, GATEWAY_INTERNAL_URL: stub.url });
+    // Events published together land in one batch of the rules queue (a generous gathering wait).
+    svc = await startAutomation(env, { CONVERSATIONS_URL: stub.url, CONTACTS_URL: stub.url, GATEWAY_INTERNAL_URL: stub.url, CONSUMER_BATCH_WAIT_MS: 200 });
     bus = createBus(env.namespace);
   });
   afterAll(async () => {
@@ -190,6 +191,54 @@ describe('automation engine', () => {
         { action_name: 'add_label', status: 'duplicate' },
         { action_name: 'change_priority', status: 'done' },
       ]);
+    } finally {
+      stub.failCommand = null;
+    }
+  });
+
+  it('when one event of a batch fails mid-rule, then the batch is handled again one by one and no other event records a duplicate', async () => {
+    const { accountId, conv, api, commandsOf } = setup();
+    convSeq += 1;
+    const other = conversation(accountId, convSeq);
+    stub.addConversation(other);
+    const rule = await createRule(api, refundRule);
+    let failed = false;
+    stub.failCommand = ({ accountId: a, conversationId, body }) => {
+      if (a !== accountId || conversationId !== other['id'] || body.command.type !== 'change_priority' || failed) return null;
+      failed = true;
+      return 503;
+    };
+    try {
+      const first = envelope('message.created', accountId, message(conv, { content: 'refund' }));
+      const second = envelope('message.created', accountId, message(other, { content: 'refund' }));
+      await bus.publish(first, second);
+      const runs = await waitFor(async () => {
+        const r = await runsOf(api, rule.id);
+        return r.length === 2 ? r : null;
+      });
+      const byEvent = new Map(runs.map((r) => [r.event_id, r.actions]));
+      // The first event finished before the batch rolled back: its commands are not asked again.
+      expect(byEvent.get(first.id)).toEqual([
+        { action_name: 'add_label', status: 'done' },
+        { action_name: 'change_priority', status: 'done' },
+      ]);
+      expect(commandsOf().filter((c) => c.body.causation_id === first.id).map((c) => c.applied)).toEqual([true, true]);
+      // The failing one is retried as before: what ran before the failure comes back a duplicate.
+      expect(byEvent.get(second.id)).toEqual([
+        { action_name: 'add_label', status: 'duplicate' },
+        { action_name: 'change_priority', status: 'done' },
+      ]);
+      expect(stub.conversations.get(`${accountId}:${conv['id']}`)).toMatchObject({ labels: ['billing'], priority: 'high' });
+      expect(stub.conversations.get(`${accountId}:${other['id']}`)).toMatchObject({ labels: ['billing'], priority: 'high' });
+
+      // The whole batch delivered again: nothing runs, nothing more is recorded.
+      const calls = commandsOf().length;
+      await bus.publish(first, second);
+      const later = envelope('message.created', accountId, message(conv, { content: 'no match here' }));
+      await bus.publish(later);
+      await waitFor(async () => (await runsOf(api, rule.id)).some((r) => r.event_id === later.id), { what: 'later run' });
+      expect(commandsOf()).toHaveLength(calls);
+      expect(await runsOf(api, rule.id)).toHaveLength(3);
     } finally {
       stub.failCommand = null;
     }

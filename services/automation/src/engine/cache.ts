@@ -26,6 +26,11 @@ export class RuleCache {
   constructor(private readonly maxAccounts: number) {}
 
   async rulesFor(db: Executor, accountId: number, eventName: string): Promise<CompiledRule[]> {
+    return (await this.forAccount(db, accountId))(eventName);
+  }
+
+  /** The account's active rules by event name, checked against its version once (a batch asks once per account). */
+  async forAccount(db: Executor, accountId: number): Promise<(eventName: string) => CompiledRule[]> {
     // Version first, rules second: the rules read are at least as new as the version kept.
     const version = await ruleVersion(db, accountId);
     let entry = this.entries.get(accountId);
@@ -40,7 +45,8 @@ export class RuleCache {
       if (oldest === undefined) break;
       this.entries.delete(oldest);
     }
-    return entry.byEvent.get(eventName) ?? [];
+    const byEvent = entry.byEvent;
+    return (eventName) => byEvent.get(eventName) ?? [];
   }
 
   get size(): number {

@@ -8,7 +8,7 @@ import { insertDeliveries } from '../webhooks/deliveries-repository';
 import type { PayloadSources } from '../webhooks/payload-sources';
 import { conversationPayload } from '../webhooks/payloads';
 import type { CompiledRule, RuleCache } from './cache';
-import { sendCommand, type Command } from './commands';
+import { idempotencyKey, sendCommand, type Command } from './commands';
 import { evaluate, type Facts } from './conditions';
 
 type Json = Record<string, unknown>;
@@ -18,7 +18,44 @@ export interface EngineDeps {
   log: Logger;
   cache: RuleCache;
   payloads: PayloadSources;
+  /** Outcomes of commands this process sent in a batch that then rolled back (see AppliedCommands). */
+  applied?: AppliedCommands;
 }
+
+/**
+ * The outcome of each command this process sent, by idempotency key, for a little while. A
+ * batch of rule events is one transaction; when one event of it fails, the batch rolls back
+ * and the kernel handles its events again one by one. The events that had finished sent their
+ * commands already (the conversations service applied them, once, by key): asking again would
+ * answer `applied: false` and record them as duplicates although nothing happened twice. Their
+ * outcomes are taken from here instead. The event that failed forgets its own, so its retry
+ * records what a retry records (`duplicate` for what ran before the failure).
+ */
+export class AppliedCommands {
+  private readonly outcomes = new Map<string, ActionOutcome['status']>();
+
+  constructor(private readonly max = 10_000) {}
+
+  get(key: string): ActionOutcome['status'] | undefined {
+    return this.outcomes.get(key);
+  }
+
+  set(key: string, status: ActionOutcome['status']): void {
+    this.outcomes.delete(key);
+    this.outcomes.set(key, status);
+    while (this.outcomes.size > this.max) {
+      const oldest = this.outcomes.keys().next().value;
+      if (oldest === undefined) break;
+      this.outcomes.delete(oldest);
+    }
+  }
+
+  forget(keys: Iterable<string>): void {
+    for (const k of keys) this.outcomes.delete(k);
+  }
+}
+
+type RulesOf = (accountId: number) => Promise<(eventName: string) => CompiledRule[]>;
 
 export interface ActionOutcome {
   action_name: string;
@@ -97,20 +134,31 @@ function transient(err: unknown): boolean {
 
 /**
  * Runs the account's active rules for one conversation or message event, inside the
- * consumer's transaction (which also records the event as processed). Each action goes to
- * the conversations service with an idempotency key derived from (rule, event, action), so
- * a redelivery, or a retry after the process died mid-rule, never does anything twice: a
- * transient failure throws, the transaction (runs included) rolls back and the event is
- * retried; the actions that had run come back `applied: false`. A refusal (a 4xx, say an
- * agent who is not an inbox member) is recorded on the run and the next action runs, as
- * Chatwoot's ActionService does.
+ * consumer's transaction (which also records the event as processed), and answers the runs to
+ * record (the caller inserts a batch's at once). Each action goes to the conversations
+ * service with an idempotency key derived from (rule, event, action), so a redelivery, or a
+ * retry after the process died mid-rule, never does anything twice: a transient failure
+ * throws, the transaction (runs included) rolls back and the event is retried; the actions
+ * that had run come back `applied: false` (this event's outcomes are forgotten by
+ * `deps.applied` when it throws). A refusal (a 4xx, say an agent who is not an inbox member)
+ * is recorded on the run and the next action runs, as Chatwoot's ActionService does.
  */
-export async function runRules(deps: EngineDeps, tx: PoolClient, event: EventEnvelope): Promise<void> {
+async function evaluateEvent(deps: EngineDeps, tx: PoolClient, event: EventEnvelope, rulesOf: RulesOf): Promise<NewRun[]> {
+  const sent: string[] = [];
+  try {
+    return await evaluateRules(deps, tx, event, rulesOf, sent);
+  } catch (err) {
+    deps.applied?.forget(sent);
+    throw err;
+  }
+}
+
+async function evaluateRules(deps: EngineDeps, tx: PoolClient, event: EventEnvelope, rulesOf: RulesOf, sent: string[]): Promise<NewRun[]> {
   const eventName = RULE_EVENT_BY_TYPE[event.type];
   const accountId = event.account_id;
-  if (!eventName || accountId === null) return;
-  const rules = await deps.cache.rulesFor(tx, accountId, eventName);
-  if (rules.length === 0) return;
+  if (!eventName || accountId === null) return [];
+  const rules = (await rulesOf(accountId))(eventName);
+  if (rules.length === 0) return [];
 
   const isMessage = event.type.startsWith('message.');
   const message = isMessage ? event.data : null;
@@ -124,13 +172,8 @@ export async function runRules(deps: EngineDeps, tx: PoolClient, event: EventEnv
 
   const skip = skipReason(event, eventName, conversation, message);
   if (skip) {
-    if (skip.record) {
-      await insertRuns(
-        tx,
-        rules.map((r) => ({ ...base, ruleId: r.rule.id, matched: false, reason: skip.reason, conditionResults: r.conditions.map(() => null), actions: [], errors: [] })),
-      );
-    }
-    return;
+    if (!skip.record) return [];
+    return rules.map((r) => ({ ...base, ruleId: r.rule.id, matched: false, reason: skip.reason, conditionResults: r.conditions.map(() => null), actions: [], errors: [] }));
   }
 
   const contactId = typeof conversation['contact_id'] === 'number' ? conversation['contact_id'] : null;
@@ -148,9 +191,9 @@ export async function runRules(deps: EngineDeps, tx: PoolClient, event: EventEnv
       run.errors.push({ action_name: null, message: 'the event names no conversation', code: 'no_conversation' });
       continue;
     }
-    await runActions(deps, tx, r, event, { accountId, conversationId, conversation, requestId }, run);
+    await runActions(deps, tx, r, event, { accountId, conversationId, conversation, requestId }, run, sent);
   }
-  await insertRuns(tx, runs);
+  return runs;
 }
 
 interface Target {
@@ -160,7 +203,7 @@ interface Target {
   requestId: string;
 }
 
-async function runActions(deps: EngineDeps, tx: PoolClient, r: CompiledRule, event: EventEnvelope, t: Target, run: NewRun): Promise<void> {
+async function runActions(deps: EngineDeps, tx: PoolClient, r: CompiledRule, event: EventEnvelope, t: Target, run: NewRun, sent: string[]): Promise<void> {
   const actions = run.actions as ActionOutcome[];
   for (const [index, action] of r.rule.actions.entries()) {
     try {
@@ -171,6 +214,13 @@ async function runActions(deps: EngineDeps, tx: PoolClient, r: CompiledRule, eve
       }
       const command = commandFor(action);
       if (!command) continue;
+      const key = idempotencyKey(r.rule.id, event.id, index);
+      const known = deps.applied?.get(key);
+      if (known !== undefined) {
+        actions.push({ action_name: action.action_name, status: known });
+        continue;
+      }
+      sent.push(key);
       const answer = await sendCommand(deps, {
         accountId: t.accountId,
         conversationId: t.conversationId,
@@ -181,7 +231,9 @@ async function runActions(deps: EngineDeps, tx: PoolClient, r: CompiledRule, eve
         actionIndex: index,
         command,
       });
-      actions.push({ action_name: action.action_name, status: answer.applied ? 'done' : 'duplicate' });
+      const status = answer.applied ? 'done' : 'duplicate';
+      deps.applied?.set(key, status);
+      actions.push({ action_name: action.action_name, status });
     } catch (err) {
       if (transient(err)) throw err;
       const e = err as AppError;
@@ -213,18 +265,59 @@ async function queueRuleWebhook(deps: EngineDeps, tx: PoolClient, r: CompiledRul
   return inserted > 0;
 }
 
-/** The `automation.rules` queue: the events rules can be written for. */
+/** The conversation an event is about (its rule actions target it), or null. */
+function conversationKey(event: EventEnvelope): string | null {
+  const d = event.data;
+  const conv = event.type.startsWith('message.') ? ((d['conversation'] as Json | undefined)?.['id'] ?? d['conversation_id']) : d['id'];
+  return typeof conv === 'number' ? `${event.account_id}:${conv}` : null;
+}
+
+/**
+ * The `automation.rules` queue, in batch mode: the events that arrive together are evaluated
+ * in one transaction, their runs recorded in one insert, each account's rule version read
+ * once. The events of one conversation run one after the other, in arrival order; those of
+ * different conversations side by side (each action is a call to the conversations service,
+ * and a batch one call at a time would be as slow as their sum). Retried batches never record
+ * an action twice (AppliedCommands).
+ */
 export function rulesConsumer(deps: EngineDeps): ConsumerSpec {
+  const engine: EngineDeps = { ...deps, applied: deps.applied ?? new AppliedCommands() };
   return {
     name: 'rules',
     bindings: Object.keys(RULE_EVENT_BY_TYPE),
     // Activity messages run no rules and record no run (skipReason), unless a rule caused them:
-    // acked without a transaction. Not batched: actions call the conversations service, and a
-    // batch retried one by one would record them again as duplicates.
+    // acked without a transaction.
     wants: (event) => {
       if (!RULE_EVENT_BY_TYPE[event.type] || event.account_id === null) return false;
       return !(event.type.startsWith('message.') && event.data['message_type'] === 2 && event.actor.type !== 'automation_rule');
     },
-    handle: (tx, event) => runRules(deps, tx, event),
+    batch: {
+      size: deps.config.CONSUMER_BATCH_SIZE,
+      maxWaitMs: deps.config.CONSUMER_BATCH_WAIT_MS,
+      handle: async (tx, events, each) => {
+        const accounts = new Map<number, Promise<(eventName: string) => CompiledRule[]>>();
+        const rulesOf: RulesOf = (accountId) => {
+          let p = accounts.get(accountId);
+          if (!p) accounts.set(accountId, (p = engine.cache.forAccount(tx, accountId)));
+          return p;
+        };
+        const lanes = new Map<string, EventEnvelope[]>();
+        for (const event of events) {
+          const key = conversationKey(event) ?? event.id;
+          const lane = lanes.get(key);
+          if (lane) lane.push(event);
+          else lanes.set(key, [event]);
+        }
+        const runs = new Map<string, NewRun[]>();
+        const outcomes = await Promise.allSettled(
+          [...lanes.values()].map(async (lane) => {
+            for (const event of lane) runs.set(event.id, await each(event, () => evaluateEvent(engine, tx, event, rulesOf)));
+          }),
+        );
+        const failed = outcomes.find((o): o is PromiseRejectedResult => o.status === 'rejected');
+        if (failed) throw failed.reason;
+        await insertRuns(tx, events.flatMap((e) => runs.get(e.id) ?? []));
+      },
+    },
   };
 }

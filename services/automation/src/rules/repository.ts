@@ -1,4 +1,4 @@
-import type { Executor } from '@parley/shared';
+import { prepared, type Executor } from '@parley/shared';
 import type { Action, Condition } from './schemas';
 
 export interface RuleRow {
@@ -68,8 +68,10 @@ export async function bumpRuleVersion(db: Executor, accountId: number): Promise<
   await db.query('INSERT INTO rule_versions (account_id, version) VALUES ($1, 1) ON CONFLICT (account_id) DO UPDATE SET version = rule_versions.version + 1', [accountId]);
 }
 
+const selectRuleVersion = prepared('SELECT version FROM rule_versions WHERE account_id = $1');
+
 export async function ruleVersion(db: Executor, accountId: number): Promise<number> {
-  const { rows } = await db.query<{ version: string }>('SELECT version FROM rule_versions WHERE account_id = $1', [accountId]);
+  const { rows } = await db.query<{ version: string }>(selectRuleVersion([accountId]));
   return rows[0] ? Number(rows[0].version) : 0;
 }
 
@@ -105,20 +107,23 @@ export interface NewRun {
   errors: unknown[];
 }
 
-/**
- * Records the evaluations of one event in one statement (hundreds of rules stay one round
- * trip); a second record for the same rule and event is ignored.
- */
-export async function insertRuns(db: Executor, runs: NewRun[]): Promise<void> {
-  if (runs.length === 0) return;
-  await db.query(
-    `INSERT INTO rule_runs (account_id, rule_id, event_id, event_type, event_name, conversation_id, message_id, matched, reason, condition_results, actions, errors)
+const insertRunRows = prepared(
+  `INSERT INTO rule_runs (account_id, rule_id, event_id, event_type, event_name, conversation_id, message_id, matched, reason, condition_results, actions, errors)
      SELECT r.account_id, r.rule_id, r.event_id, r.event_type, r.event_name, r.conversation_id, r.message_id, r.matched, r.reason, r.condition_results, r.actions, r.errors
      FROM jsonb_to_recordset($1::jsonb) AS r(account_id integer, rule_id integer, event_id uuid, event_type text, event_name text, conversation_id integer,
        message_id bigint, matched boolean, reason text, condition_results jsonb, actions jsonb, errors jsonb)
      WHERE EXISTS (SELECT 1 FROM automation_rules a WHERE a.id = r.rule_id)
      ON CONFLICT (rule_id, event_id) DO NOTHING`,
-    [
+);
+
+/**
+ * Records the evaluations of one event, or of a batch of events, in one statement (hundreds of
+ * rules stay one round trip); a second record for the same rule and event is ignored.
+ */
+export async function insertRuns(db: Executor, runs: NewRun[]): Promise<void> {
+  if (runs.length === 0) return;
+  await db.query(
+    insertRunRows([
       JSON.stringify(
         runs.map((r) => ({
           account_id: r.accountId,
@@ -135,7 +140,7 @@ export async function insertRuns(db: Executor, runs: NewRun[]): Promise<void> {
           errors: r.errors,
         })),
       ),
-    ],
+    ]),
   );
 }
 

@@ -1,7 +1,7 @@
-import { inBatches, type ConsumerSpec, type EventEnvelope, type Logger, type PoolClient } from '@parley/shared';
+import type { ConsumerSpec, EventEnvelope, Logger, PoolClient } from '@parley/shared';
 import type { AutomationConfig } from '../config';
-import { rememberMessage } from '../projections/last-messages';
-import { inboxFor, type ContactSnapshot } from '../projections/copies';
+import { LastMessages } from '../projections/last-messages';
+import { inboxFor, type ContactSnapshot, type InboxInfo } from '../projections/copies';
 import { insertDeliveries, type NewDelivery } from './deliveries-repository';
 import type { PayloadSources } from './payload-sources';
 import { contactPayload, conversationPayload, inboxPayload, messagePayload, typingPayload, type WebhookEvent } from './payloads';
@@ -36,6 +36,33 @@ export interface FanoutDeps {
 const num = (v: unknown): number | null => (typeof v === 'number' ? v : null);
 
 /**
+ * What the events of one batch share: each account's subscribed webhooks and each inbox read
+ * once, and the conversations' last messages written in one statement (before a payload reads
+ * them back, and at the end).
+ */
+export class FanoutBatch {
+  readonly lastMessages = new LastMessages();
+  private readonly hooks = new Map<string, Promise<Array<{ id: number; url: string }>>>();
+  private readonly inboxes = new Map<string, Promise<InboxInfo | null>>();
+
+  constructor(private readonly tx: PoolClient) {}
+
+  webhooks(accountId: number, name: WebhookEvent): Promise<Array<{ id: number; url: string }>> {
+    const key = `${accountId}:${name}`;
+    let p = this.hooks.get(key);
+    if (!p) this.hooks.set(key, (p = subscribedWebhooks(this.tx, accountId, name)));
+    return p;
+  }
+
+  inbox(deps: FanoutDeps, accountId: number, inboxId: number, requestId: string): Promise<InboxInfo | null> {
+    const key = `${accountId}:${inboxId}`;
+    let p = this.inboxes.get(key);
+    if (!p) this.inboxes.set(key, (p = inboxFor(this.tx, deps, accountId, inboxId, requestId)));
+    return p;
+  }
+}
+
+/**
  * Turns one event into delivery rows: one per account webhook subscribed to it and one for
  * the API inbox's webhook_url, all in the consumer's transaction. Nothing here waits on a
  * receiver: the sender works through the rows on its own, so a slow or dead receiver never
@@ -53,7 +80,12 @@ export function fansOut(event: EventEnvelope): boolean {
   return true;
 }
 
-export async function fanOut(deps: FanoutDeps, tx: PoolClient, event: EventEnvelope): Promise<void> {
+export async function fanOut(deps: FanoutDeps, tx: PoolClient, event: EventEnvelope, batch: FanoutBatch = new FanoutBatch(tx)): Promise<void> {
+  await fanOutOne(deps, tx, event, batch);
+  await batch.lastMessages.flush(tx);
+}
+
+async function fanOutOne(deps: FanoutDeps, tx: PoolClient, event: EventEnvelope, batch: FanoutBatch): Promise<void> {
   const name = WEBHOOK_EVENT_BY_TYPE[event.type];
   const accountId = event.account_id ?? num(event.data['account_id']);
   if (!name || accountId === null || !fansOut(event)) return;
@@ -63,20 +95,22 @@ export async function fanOut(deps: FanoutDeps, tx: PoolClient, event: EventEnvel
 
   // The conversation's last chat message, for the `messages` of later payloads (kept whether or
   // not anyone subscribes now: a webhook added later gets it right from its first delivery).
-  if (isMessage) await rememberMessage(tx, accountId, event);
+  if (isMessage) batch.lastMessages.remember(accountId, event);
 
   const conversation: Json | null = isMessage ? ((data['conversation'] as Json | undefined) ?? null) : isConversation ? data : null;
   const inboxId = isConversation ? (num(data['inbox_id']) ?? num(conversation?.['inbox_id'])) : null;
   const requestId = event.request_id ?? event.id;
 
-  const hooks = await subscribedWebhooks(tx, accountId, name);
+  const hooks = await batch.webhooks(accountId, name);
   let inboxUrl: string | null = null;
   if (INBOX_EVENTS.has(name) && inboxId !== null) {
-    const inbox = await inboxFor(tx, deps, accountId, inboxId, requestId);
+    const inbox = await batch.inbox(deps, accountId, inboxId, requestId);
     if (inbox?.webhook_url && (inbox.channel_type === null || inbox.channel_type === 'Channel::Api')) inboxUrl = inbox.webhook_url;
   }
   if (hooks.length === 0 && inboxUrl === null) return;
 
+  // The payload reads the conversation's last message back.
+  await batch.lastMessages.flush(tx);
   const payload = await buildPayload(deps, tx, event, name, accountId, conversation, inboxId, requestId);
   const rows: NewDelivery[] = hooks.map((h) => ({
     accountId,
@@ -126,10 +160,22 @@ async function buildPayload(
  * The `automation.webhooks` queue, in batch mode: its effects are all rows in the consumer's
  * transaction (delivery rows, last messages, read-through copies), and the events of a batch
  * are handled in arrival order, so a conversation event sees the message events before it.
+ * A batch reads each account's webhooks and each inbox once and writes its last messages
+ * together (FanoutBatch).
  */
 export function webhooksConsumer(deps: FanoutDeps): ConsumerSpec {
-  return inBatches(
-    { name: 'webhooks', bindings: Object.keys(WEBHOOK_EVENT_BY_TYPE), wants: fansOut, handle: (tx, event) => fanOut(deps, tx, event) },
-    { size: deps.config.CONSUMER_BATCH_SIZE, maxWaitMs: deps.config.CONSUMER_BATCH_WAIT_MS },
-  );
+  return {
+    name: 'webhooks',
+    bindings: Object.keys(WEBHOOK_EVENT_BY_TYPE),
+    wants: fansOut,
+    batch: {
+      size: deps.config.CONSUMER_BATCH_SIZE,
+      maxWaitMs: deps.config.CONSUMER_BATCH_WAIT_MS,
+      handle: async (tx, events, each) => {
+        const batch = new FanoutBatch(tx);
+        for (const event of events) await each(event, () => fanOutOne(deps, tx, event, batch));
+        await batch.lastMessages.flush(tx);
+      },
+    },
+  };
 }

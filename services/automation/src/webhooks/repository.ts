@@ -1,4 +1,4 @@
-import type { Executor } from '@parley/shared';
+import { prepared, type Executor } from '@parley/shared';
 
 export interface WebhookRow {
   id: number;
@@ -62,8 +62,10 @@ export async function deleteWebhook(db: Executor, accountId: number, id: number)
   return rows[0] ?? null;
 }
 
+const selectSubscribed = prepared('SELECT id, url FROM webhooks WHERE account_id = $1 AND $2 = ANY (subscriptions) ORDER BY id');
+
 /** Chatwoot sends every event to every account webhook subscribed to it (inbox_id does not filter). */
 export async function subscribedWebhooks(db: Executor, accountId: number, event: string): Promise<Array<{ id: number; url: string }>> {
-  const { rows } = await db.query<{ id: number; url: string }>('SELECT id, url FROM webhooks WHERE account_id = $1 AND $2 = ANY (subscriptions) ORDER BY id', [accountId, event]);
+  const { rows } = await db.query<{ id: number; url: string }>(selectSubscribed([accountId, event]));
   return rows;
 }
