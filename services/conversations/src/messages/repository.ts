@@ -8,15 +8,25 @@ export type NewMessage = Pick<
 > &
   Partial<Pick<MessageRow, 'additional_attributes' | 'external_source_ids' | 'attachments' | 'status'>>;
 
-export async function insertMessage(tx: Executor, m: NewMessage): Promise<MessageRow> {
-  const { rows } = await tx.query<MessageRow>(
-    `INSERT INTO messages (account_id, inbox_id, conversation_id, message_type, content, content_type, content_attributes,
+/**
+ * Inserts a message; `participants` (user ids) become the conversation's participants in the
+ * same statement (a reply is one round trip fewer).
+ */
+export async function insertMessage(tx: Executor, m: NewMessage, participants: number[] = []): Promise<MessageRow> {
+  const insert = `INSERT INTO messages (account_id, inbox_id, conversation_id, message_type, content, content_type, content_attributes,
        additional_attributes, external_source_ids, attachments, private, status, source_id, sender_type, sender_id)
-     VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14,$15) RETURNING *`,
+     VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14,$15) RETURNING *`;
+  const { rows } = await tx.query<MessageRow>(
+    participants.length === 0
+      ? insert
+      : `WITH m AS (${insert}),
+         p AS (INSERT INTO conversation_participants (account_id, conversation_id, user_id) SELECT $1, $3, u FROM unnest($16::int[]) AS u ON CONFLICT DO NOTHING)
+         SELECT * FROM m`,
     [
       m.account_id, m.inbox_id, m.conversation_id, m.message_type, m.content, m.content_type, JSON.stringify(m.content_attributes),
       JSON.stringify(m.additional_attributes ?? {}), JSON.stringify(m.external_source_ids ?? {}), JSON.stringify(m.attachments ?? []),
       m.private, m.status ?? 'sent', m.source_id, m.sender_type, m.sender_id,
+      ...(participants.length === 0 ? [] : [participants]),
     ],
   );
   return rows[0] as MessageRow;

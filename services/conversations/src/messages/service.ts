@@ -1,5 +1,5 @@
 import { ValidationError, type Executor, type RequestContext } from '@parley/shared';
-import { recordParticipation } from '../conversations/participation';
+import { participantsOf, recordParticipation } from '../conversations/participation';
 import { botIdOf, userIdOf } from '../common/access';
 import type { AttachmentMeta, ConversationRow, MessageRow, SenderType } from '../common/rows';
 import { messageSnapshot } from '../common/snapshots';
@@ -73,7 +73,9 @@ export function assertHasContent(content: string | null | undefined, files: Uplo
  */
 export async function createMessage(tx: Executor, cause: Cause, conv: ConversationRow, input: MessageInput): Promise<{ message: MessageRow; conversation: ConversationRow }> {
   const { files, ...fields } = input;
-  let message = await insertMessage(tx, { account_id: conv.account_id, inbox_id: conv.inbox_id, conversation_id: conv.id, ...fields });
+  // The sender (and a note's mentioned agents) take part from this message on: added by its insert.
+  const { users } = participantsOf(fields);
+  let message = await insertMessage(tx, { account_id: conv.account_id, inbox_id: conv.inbox_id, conversation_id: conv.id, ...fields }, users);
   if (files && files.length > 0) {
     const metas: AttachmentMeta[] = [];
     for (const f of files) {
@@ -101,7 +103,7 @@ export async function createMessage(tx: Executor, cause: Cause, conv: Conversati
     if ((human || bot) && conv.waiting_since !== null) patch.waiting_since = null;
   }
   const after = await changeConversation(tx, cause, conv, patch, { statusActivity });
-  await recordParticipation(tx, after, message);
+  await recordParticipation(tx, after, message, { participantsAdded: true });
   await emit(tx, cause, 'message.created', after.account_id, messageSnapshot(message, after));
   return { message, conversation: after };
 }
