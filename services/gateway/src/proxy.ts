@@ -1,68 +1,127 @@
-import http from 'node:http';
-import type { Socket } from 'node:net';
+import http, { type IncomingHttpHeaders, type OutgoingHttpHeaders } from 'node:http';
 import type { Request, RequestHandler, Response } from 'express';
-import { createProxyMiddleware } from 'http-proxy-middleware';
 import { signContext, UNAVAILABLE_RETRY_AFTER_SECONDS, type Logger, type ServiceMetrics } from '@parley/shared';
 import type { GatewayConfig } from './config';
 
-function send(res: Response | Socket, status: number, code: string, description: string): void {
-  if (!('setHeader' in res) || res.headersSent) {
-    if ('destroy' in res) res.destroy();
+/** Headers that belong to one connection (RFC 9110 7.6.1), never forwarded; and the caller's token. */
+const NOT_FORWARDED = new Set(['connection', 'keep-alive', 'proxy-connection', 'proxy-authorization', 'te', 'trailer', 'transfer-encoding', 'upgrade', 'api_access_token', 'api-access-token']);
+/** Hop-by-hop headers of the upstream's answer; Node frames the client's answer itself. */
+const NOT_RETURNED = new Set(['connection', 'keep-alive', 'proxy-connection', 'te', 'trailer', 'transfer-encoding', 'upgrade']);
+
+type Outcome = 'upstream_timeout' | 'bad_gateway' | 'unavailable';
+
+function send(res: Response, outcome: Outcome): void {
+  if (res.headersSent) {
+    res.destroy();
     return;
   }
-  if (status === 503) res.setHeader('Retry-After', String(UNAVAILABLE_RETRY_AFTER_SECONDS));
-  res.status(status).json({ description, errors: [{ field: '', message: description, code }] });
+  if (outcome === 'unavailable') res.setHeader('Retry-After', String(UNAVAILABLE_RETRY_AFTER_SECONDS));
+  const [status, description] =
+    outcome === 'upstream_timeout'
+      ? [504, 'The service took too long to answer']
+      : outcome === 'bad_gateway'
+        ? [502, 'The service dropped the connection before answering; the request may or may not have been applied']
+        : [503, 'The service is unavailable, retry later'];
+  res.status(status).json({ description, errors: [{ field: '', message: description, code: outcome }] });
+}
+
+function appendForwarded(headers: OutgoingHttpHeaders, name: string, value: string): void {
+  const prior = headers[name];
+  headers[name] = prior === undefined ? value : `${Array.isArray(prior) ? prior.join(',') : String(prior)},${value}`;
+}
+
+/** The request's headers as the upstream gets them: hop-by-hop and the token gone, X-Forwarded-* added, the signed context on. */
+function upstreamHeaders(req: Request, secret: string): OutgoingHttpHeaders {
+  const headers: OutgoingHttpHeaders = {};
+  const incoming: IncomingHttpHeaders = req.headers;
+  for (const name in incoming) if (!NOT_FORWARDED.has(name)) headers[name] = incoming[name];
+  // Before the context: its headers must be the gateway's, whatever the client sent (also stripped earlier).
+  appendForwarded(headers, 'x-forwarded-for', req.socket.remoteAddress ?? '');
+  appendForwarded(headers, 'x-forwarded-port', String(req.socket.localPort ?? ''));
+  appendForwarded(headers, 'x-forwarded-proto', 'encrypted' in req.socket && req.socket.encrypted ? 'https' : 'http');
+  if (incoming.host !== undefined) appendForwarded(headers, 'x-forwarded-host', incoming.host);
+  for (const [k, v] of Object.entries(signContext(req.ctx, secret))) headers[k.toLowerCase()] = v;
+  return headers;
 }
 
 /**
- * Forwards a request whose `req.upstream` was set by routing, with keep-alive sockets,
- * bounded timeouts, the caller's token removed and the signed context added. A service
+ * The upstream's answer headers onto the client's answer: each replaces one the gateway set
+ * (x-request-id), repeats (Set-Cookie) are kept, hop-by-hop ones dropped.
+ */
+function copyAnswerHeaders(raw: string[], res: Response): void {
+  const seen = new Set<string>();
+  for (let i = 0; i < raw.length; i += 2) {
+    const name = raw[i] as string;
+    const lower = name.toLowerCase();
+    if (NOT_RETURNED.has(lower)) continue;
+    if (seen.has(lower)) res.appendHeader(name, raw[i + 1] as string);
+    else {
+      seen.add(lower);
+      res.setHeader(name, raw[i + 1] as string);
+    }
+  }
+}
+
+/**
+ * Forwards a request whose `req.upstream` was set by routing over keep-alive sockets: a plain
+ * `node:http` pipe (http-proxy-middleware cost a third of the gateway's CPU per proxied request,
+ * docs/benchmarks.md). The caller's token is removed and the signed context added. A service
  * that is down (connection refused) answers 503 `unavailable` with Retry-After; one that
  * hangs past PROXY_TIMEOUT_MS, 504 `upstream_timeout`; one that drops the connection
  * mid-request (a crash), 502 `bad_gateway`: the request may or may not have been applied.
+ * An answer that breaks off after its headers went out ends the client's connection, so the
+ * client sees a truncated answer, never a complete-looking one.
  */
 export function upstreamProxy(config: GatewayConfig, log: Logger, metrics?: ServiceMetrics): RequestHandler {
-  const agent = new http.Agent({ keepAlive: true, maxSockets: 512, keepAliveMsecs: 10_000 });
-  const proxy = createProxyMiddleware<Request, Response>({
-    target: 'http://127.0.0.1',
-    router: (req) => req.upstream as string,
-    pathFilter: (_path, req) => typeof req.upstream === 'string',
-    agent,
-    changeOrigin: false,
-    xfwd: true,
-    proxyTimeout: config.PROXY_TIMEOUT_MS,
-    timeout: config.PROXY_TIMEOUT_MS,
-    on: {
-      proxyReq: (proxyReq, req) => {
-        // http-proxy aborts a request that outlives proxyTimeout, which surfaces as the same
-        // ECONNRESET as a crashed upstream: remember which one it was.
-        proxyReq.once('timeout', () => {
-          (req as Request).upstreamTimedOut = true;
-        });
-      },
-      error: (err, req, res) => {
-        const code = (err as NodeJS.ErrnoException).code;
-        const r = req as Request;
-        const outcome = r.upstreamTimedOut ? 'upstream_timeout' : code === 'ECONNRESET' || code === 'EPIPE' ? 'bad_gateway' : 'unavailable';
-        log.warn({ err: err.message, code, upstream: r.upstream, requestId: r.requestId, outcome }, 'upstream error');
-        metrics?.upstreamErrors.inc({ upstream: String(r.upstream), code: outcome });
-        if (outcome === 'upstream_timeout') send(res as Response, 504, outcome, 'The service took too long to answer');
-        else if (outcome === 'bad_gateway') send(res as Response, 502, outcome, 'The service dropped the connection before answering; the request may or may not have been applied');
-        else send(res as Response, 503, 'unavailable', 'The service is unavailable, retry later');
-      },
-    },
-  });
-  // The caller's token goes and the signed context comes on the incoming request's headers, which
-  // http-proxy copies into the upstream request. Setting them on the upstream request in `proxyReq`
-  // threw ERR_HTTP_HEADERS_SENT under load (200 posts/s, keep-alive sockets in use: the request's
-  // headers were already written; http-party/node-http-proxy#1478), an uncaught error that took the
-  // gateway down.
+  // Idle sockets close after 60 s, before the services' 65 s keep-alive timeout (runtime.ts), so
+  // the gateway never sends a request on a socket the service is closing at that moment.
+  const agent = new http.Agent({ keepAlive: true, maxSockets: 512, keepAliveMsecs: 10_000, timeout: 60_000 });
+  const targets = new Map<string, URL>();
+  const targetOf = (base: string): URL => {
+    let u = targets.get(base);
+    if (!u) targets.set(base, (u = new URL(base)));
+    return u;
+  };
+
   return (req, res, next) => {
-    if (typeof req.upstream === 'string') {
-      delete req.headers['api_access_token'];
-      delete req.headers['api-access-token'];
-      for (const [k, v] of Object.entries(signContext(req.ctx, config.INTERNAL_SECRET))) req.headers[k.toLowerCase()] = v;
-    }
-    return proxy(req, res, next);
+    const upstream = req.upstream;
+    if (typeof upstream !== 'string') return next();
+    const target = targetOf(upstream);
+    let timedOut = false;
+    let failed = false;
+    const proxyReq = http.request({
+      protocol: target.protocol,
+      hostname: target.hostname,
+      port: target.port,
+      method: req.method,
+      path: req.originalUrl,
+      headers: upstreamHeaders(req, config.INTERNAL_SECRET),
+      agent,
+    });
+    const fail = (err: NodeJS.ErrnoException): void => {
+      if (failed) return;
+      failed = true;
+      const outcome: Outcome = timedOut ? 'upstream_timeout' : err.code === 'ECONNREFUSED' || err.code === 'ENOTFOUND' || err.code === 'EAI_AGAIN' || err.code === 'EHOSTUNREACH' ? 'unavailable' : 'bad_gateway';
+      log.warn({ err: err.message, code: err.code, upstream, requestId: req.requestId, outcome }, 'upstream error');
+      metrics?.upstreamErrors.inc({ upstream, code: outcome });
+      send(res, outcome);
+    };
+    proxyReq.setTimeout(config.PROXY_TIMEOUT_MS, () => {
+      timedOut = true;
+      proxyReq.destroy(Object.assign(new Error('upstream timed out'), { code: 'ETIMEDOUT' }));
+    });
+    proxyReq.on('error', fail);
+    proxyReq.on('response', (answer) => {
+      answer.on('error', () => res.destroy());
+      answer.on('aborted', () => res.destroy());
+      copyAnswerHeaders(answer.rawHeaders, res);
+      res.writeHead(answer.statusCode ?? 502, answer.statusMessage);
+      answer.pipe(res);
+    });
+    // A client that goes away mid-request: the upstream request goes too (the service sees a reset).
+    res.on('close', () => {
+      if (!res.writableFinished) proxyReq.destroy();
+    });
+    req.pipe(proxyReq);
   };
 }
