@@ -22,13 +22,16 @@ const portOf = (s) => (s.name === 'gateway' ? gatewayPort : s.port + offset);
 // Where the services find each other (unless told otherwise).
 const peers = {};
 for (const s of services) peers[s.urlKey] = process.env[s.urlKey] || `http://127.0.0.1:${portOf(s)}`;
+// SERVICE_NODE_ARGS: node flags for every service (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof` to profile
+// a stack under load; NODE_OPTIONS refuses --cpu-prof).
+const nodeArgs = (process.env.SERVICE_NODE_ARGS || '').split(/\s+/).filter(Boolean);
 const supervised = services.map((s, i) => {
   // Migrated once above; the services need not look again.
   const env = { ...process.env, ...peers, PORT: String(portOf(s)), MIGRATE_ON_START: 'false', METRICS_PORT: String(metricsBase + i) };
   return supervise({
     name: s.name,
     start: () => {
-      const child = spawn(process.execPath, [s.main], { stdio: 'inherit', env, cwd: root });
+      const child = spawn(process.execPath, [...nodeArgs, s.main], { stdio: 'inherit', env, cwd: root });
       console.error(`[start] ${s.name} started (pid ${child.pid})`);
       return child;
     },

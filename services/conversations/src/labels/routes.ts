@@ -4,7 +4,7 @@ import type { AppDeps } from '../deps';
 import { deleteLabelRow, findLabel, insertLabel, listLabels, renameOnConversations, updateLabelRow, type LabelRow } from './repository';
 import { createLabelBody, labelListResponse, labelResponse, updateLabelBody, type LabelResponse } from './schemas';
 
-export function labelData(l: LabelRow): LabelResponse {
+export function labelData(l: Pick<LabelRow, 'id' | 'title' | 'description' | 'color' | 'show_on_sidebar'>): LabelResponse {
   return { id: l.id, title: l.title, description: l.description, color: l.color, show_on_sidebar: l.show_on_sidebar };
 }
 
