@@ -14,23 +14,27 @@
  * waiting/first reply/seen times so unread counts and `unattended` mean something, labels,
  * teams, assignees, participants), their messages (incoming and outgoing with trigram-searchable
  * content, activity messages for resolved ones, read/sent status), the reports service's
- * conversation read model, and audit entries (audit schema, with the per-account count and the
+ * conversation read model, facts and reporting events (fillReports), and audit entries (audit schema, with the per-account count and the
  * per-auditable version rows ingest keeps). For large inserts the table's secondary indexes are
  * dropped and rebuilt in the same transaction (a crash leaves the table as it was).
  *
  * Idempotent: a filled account is renamed `Parley bench <label> <sizes>` at the very end; the
  * next run finds it by that name (and checks its conversation count) and reuses it.
+ * What a data set made by an earlier version lacks (the reports' facts and events, agents up
+ * to `agents`) is added to it then.
  * ANALYZE runs after filling. Prints how long each part took.
  *
  * Needs the stack running (the gateway at `base`) and the superuser URL of its database.
  */
+const path = require('node:path');
 const { Client } = require('pg');
 const { callApi } = require('../bench-http');
 
-const LARGE = { conversations: 100_000, messages: 1_000_000, contacts: 50_000, inboxes: 20, agents: 50, labels: 200, rules: 50, teams: 10, audit: 2_000_000 };
+const LARGE = { conversations: 100_000, messages: 1_000_000, contacts: 50_000, inboxes: 20, agents: 200, labels: 200, rules: 50, teams: 10, audit: 2_000_000 };
 const SMALL = { conversations: 300, messages: 3_000, contacts: 150, inboxes: 2, agents: 5, labels: 20, rules: 5, teams: 2, audit: 1_000 };
 /** Tables bigger than this many new rows are loaded with their secondary indexes dropped and rebuilt. */
 const REBUILD_OVER = 200_000;
+const root = path.resolve(__dirname, '..', '..');
 
 function sizesFromEnv(base = LARGE) {
   const out = { ...base };
@@ -64,28 +68,33 @@ async function reserveIds(db, table, n) {
   return Number(rows[0].first);
 }
 
+/** Drops the table's non-constraint indexes (in the caller's transaction); answers their definitions for rebuildIndexes. */
+async function dropIndexes(db, schema, table) {
+  const { rows } = await db.query(
+    `SELECT i.indexname, i.indexdef FROM pg_indexes i
+      WHERE i.schemaname = $1 AND i.tablename = $2
+        AND NOT EXISTS (SELECT 1 FROM pg_constraint c WHERE c.conindid = (quote_ident(i.schemaname) || '.' || quote_ident(i.indexname))::regclass)`,
+    [schema, table],
+  );
+  for (const r of rows) await db.query(`DROP INDEX ${schema}.${r.indexname}`);
+  return rows;
+}
+
+async function rebuildIndexes(db, schema, table, defs, log) {
+  if (!defs.length) return;
+  const t = Date.now();
+  await db.query(`SET LOCAL maintenance_work_mem = '512MB'`);
+  for (const r of defs) await db.query(r.indexdef);
+  log(`    rebuilt ${defs.length} indexes of ${schema}.${table} in ${((Date.now() - t) / 1000).toFixed(1)} s`);
+}
+
 /** Runs `load` with the table's non-constraint indexes dropped (when `rebuild`), then rebuilds them; one transaction. */
 async function withIndexesRebuilt(db, schema, table, rebuild, load, log) {
   await db.query('BEGIN');
   try {
-    let defs = [];
-    if (rebuild) {
-      const { rows } = await db.query(
-        `SELECT i.indexname, i.indexdef FROM pg_indexes i
-          WHERE i.schemaname = $1 AND i.tablename = $2
-            AND NOT EXISTS (SELECT 1 FROM pg_constraint c WHERE c.conindid = (quote_ident(i.schemaname) || '.' || quote_ident(i.indexname))::regclass)`,
-        [schema, table],
-      );
-      defs = rows;
-      for (const r of defs) await db.query(`DROP INDEX ${schema}.${r.indexname}`);
-    }
+    const defs = rebuild ? await dropIndexes(db, schema, table) : [];
     await load();
-    if (defs.length) {
-      const t = Date.now();
-      await db.query(`SET LOCAL maintenance_work_mem = '512MB'`);
-      for (const r of defs) await db.query(r.indexdef);
-      log(`    rebuilt ${defs.length} indexes of ${schema}.${table} in ${((Date.now() - t) / 1000).toFixed(1)} s`);
-    }
+    await rebuildIndexes(db, schema, table, defs, log);
     await db.query('COMMIT');
   } catch (err) {
     await db.query('ROLLBACK').catch(() => undefined);
@@ -405,6 +414,115 @@ async function bulk(db, made, s, log) {
 }
 
 /**
+ * The reports service's facts and reporting events for the account's generated conversations
+ * (issue 16), in its own schema, as its consumer would have written them from the events of
+ * those conversations: a fact per incoming message and public reply (the messages above: time,
+ * message id, sender, the conversation's inbox, assignee and team), status facts (every
+ * conversation that is not pending now was handed off by a bot a minute after it began; a
+ * resolved one was resolved after the fourth message, reopened by the fifth and resolved again
+ * with its last), and the reporting events derived from them (with the facts earlier benchmark
+ * runs' messages left) by the service's own code
+ * (services/reports/dist: deriveReportingEvents, written with one multi-row INSERT per chunk),
+ * and its rollups (its rebuild_rollups).
+ * About 10 events a conversation: ~1M for the large set. Skipped when the generated facts are in.
+ */
+async function fillReports(db, accountId, log) {
+  const A = accountId;
+  // The fact of the account's first generated message is the marker (messages posted by earlier
+  // benchmark runs have facts of their own).
+  const { rows: have } = await db.query(
+    `SELECT EXISTS (SELECT 1 FROM reports.conversation_facts
+                     WHERE event_id = md5('bench-fact-m-' || (SELECT min(id) FROM conversations.messages WHERE account_id = $1 AND message_type IN (0, 1)))::uuid) AS yes`,
+    [A],
+  );
+  if (have[0].yes) return false;
+  const { rebuildConversations } = require(path.join(root, 'services', 'reports', 'dist', 'events', 'repository'));
+  const timed = async (what, fn) => {
+    const t = Date.now();
+    const r = await fn();
+    log(`  ${what}: ${((Date.now() - t) / 1000).toFixed(1)} s`);
+    return r;
+  };
+  // Data sets made before the reports read model was generated.
+  await db.query(
+    `INSERT INTO reports.conversations (account_id, id, inbox_id, status, assignee_id, team_id, labels, waiting_since, first_reply_created_at, created_at, version_at)
+     SELECT account_id, display_id, inbox_id, status, assignee_id, team_id, labels, waiting_since, first_reply_created_at, created_at, updated_at
+       FROM conversations.conversations WHERE account_id = $1 ON CONFLICT DO NOTHING`,
+    [A],
+  );
+  const { rows: n } = await db.query('SELECT count(*)::int AS n FROM conversations.messages WHERE account_id = $1', [A]);
+  const rebuild = n[0].n > REBUILD_OVER;
+  // One transaction: a run that fails leaves nothing behind (the marker is one of these facts).
+  await db.query('BEGIN');
+  let total;
+  try {
+    const factIndexes = rebuild ? await dropIndexes(db, 'reports', 'conversation_facts') : [];
+    const eventIndexes = rebuild ? await dropIndexes(db, 'reports', 'reporting_events') : [];
+    await timed('reports facts', async () => {
+      await db.query(
+        `INSERT INTO reports.conversation_facts (account_id, conversation_id, event_id, kind, at, seq, inbox_id, assignee_id, team_id, message_type, private, sender_type, sender_id, automated)
+         SELECT m.account_id, c.display_id, md5('bench-fact-m-' || m.id)::uuid, 'message', m.created_at, m.id, c.inbox_id, c.assignee_id, c.team_id, m.message_type, m.private,
+                m.sender_type, m.sender_id, false
+           FROM conversations.messages m JOIN conversations.conversations c ON c.id = m.conversation_id
+          WHERE m.account_id = $1 AND m.message_type IN (0, 1) AND (NOT m.private OR m.sender_type = 'User')`,
+        [A],
+      );
+      // (created_at + 21 min + 1 min, created_at + 28 min) lie between the fourth and the fifth message (7 minutes apart).
+      await db.query(
+        `INSERT INTO reports.conversation_facts (account_id, conversation_id, event_id, kind, at, seq, inbox_id, assignee_id, team_id, automated, status_from, status_to, actor_type)
+         SELECT c.account_id, c.display_id, md5('bench-fact-s-' || c.account_id || '-' || c.display_id || '-' || s.k)::uuid, 'status', s.at, 0, c.inbox_id, c.assignee_id, c.team_id, false,
+                s.status_from, s.status_to, s.actor
+           FROM conversations.conversations c
+           CROSS JOIN LATERAL (VALUES
+             (1, c.created_at + interval '1 minute', 'pending', 'open', 'agent_bot', c.status <> 'pending'),
+             (2, c.created_at + interval '22 minutes', 'open', 'resolved', 'user', c.status = 'resolved' AND c.updated_at >= c.created_at + interval '35 minutes'),
+             (3, c.created_at + interval '28 minutes', 'resolved', 'open', 'contact', c.status = 'resolved' AND c.updated_at >= c.created_at + interval '35 minutes'),
+             (4, c.updated_at, 'open', 'resolved', 'user', c.status = 'resolved')) AS s(k, at, status_from, status_to, actor, applies)
+          WHERE c.account_id = $1 AND s.applies`,
+        [A],
+      );
+    });
+    await rebuildIndexes(db, 'reports', 'conversation_facts', factIndexes, log);
+    total = await timed('reports reporting events', async () => {
+      // The service's statements name its tables as its own role sees them.
+      await db.query('SET LOCAL search_path TO reports');
+      let made = 0;
+      let after = 0;
+      for (;;) {
+        const { rows } = await db.query('SELECT id, created_at FROM conversations WHERE account_id = $1 AND id > $2 AND NOT deleted ORDER BY id LIMIT 5000', [A, after]);
+        if (rows.length === 0) break;
+        made += await rebuildConversations(db, A, rows.map((r) => ({ id: Number(r.id), created_at: r.created_at })), { rollups: false });
+        after = Number(rows[rows.length - 1].id);
+      }
+      return made;
+    });
+    await rebuildIndexes(db, 'reports', 'reporting_events', eventIndexes, log);
+    // Its pre-aggregated numbers, from all of the above (the service's own statement).
+    await timed('reports rollups', () => db.query('SELECT reports.rebuild_rollups($1)', [A]));
+    await db.query('COMMIT');
+  } catch (err) {
+    await db.query('ROLLBACK').catch(() => undefined);
+    throw err;
+  }
+  for (const t of ['reports.conversations', 'reports.conversation_facts', 'reports.reporting_events', 'reports.rollups']) await db.query(`ANALYZE ${t}`);
+  log(`  reports: ${total} reporting events`);
+  return true;
+}
+
+/** Agents up to `want` (a data set made when the large one had 50), through the API as at first. */
+async function fillAgents(base, db, accountId, want, log) {
+  const d = await describe(db, accountId);
+  const missing = want - d.counts.users;
+  if (missing <= 0 || !d.token) return false;
+  const stamp = `${Date.now().toString(36)}${Math.floor(Math.random() * 1e6).toString(36)}`;
+  await pool(Array.from({ length: missing }, (_, i) => i), 6, (i) =>
+    callApi(base, 'POST', `/api/v1/accounts/${accountId}/agents`, d.token, { name: `Agent ${d.counts.users + i}`, email: `bench-agent-${d.counts.users + i}-${stamp}@example.com`, role: 'agent' }),
+  );
+  log(`  API: ${missing} more agents (${want} users)`);
+  return true;
+}
+
+/**
  * Fills (or finds) the account of `label` with `sizes`. Answers describe() of it and whether it was made now.
  * @param {{ base: string, databaseUrl: string, platformToken: string, label: string, sizes?: object, log?: (s: string) => void }} o
  */
@@ -418,12 +536,16 @@ async function generate(o) {
     const found = await findFilled(db, name, s.conversations);
     if (found !== null) {
       log(`[generate] reusing account ${found} (${name})`);
-      return { ...(await describe(db, found)), generatedNow: false, seconds: 0 };
+      // What later versions of this generator add: filled in once, then found as is.
+      const t0 = Date.now();
+      const added = (await fillAgents(o.base, db, found, s.agents, log)) | (await fillReports(db, found, log));
+      return { ...(await describe(db, found)), generatedNow: false, seconds: added ? (Date.now() - t0) / 1000 : 0 };
     }
     const t0 = Date.now();
     log(`[generate] filling a new account: ${name}`);
     const made = await createThroughApi(o.base, o.platformToken, o.label, s, log);
     await bulk(db, made, s, log);
+    await fillReports(db, made.accountId, log);
     // Done: the name is the marker the next run looks for.
     await callApi(o.base, 'PATCH', `/platform/api/v1/accounts/${made.accountId}`, o.platformToken, { name });
     const seconds = (Date.now() - t0) / 1000;

@@ -7,7 +7,7 @@ const path = require('node:path');
 const docs = path.resolve(__dirname, '..', '..', 'docs');
 const JSON_PATH = path.join(docs, 'benchmarks.json');
 
-/** The targets of issue 12. `cpu`: stack CPU ms per request on the small (300-conversation) account at saturation. */
+/** The targets of issues 12 and 16 (reports). `cpu`: stack CPU ms per request on the small (300-conversation) account at saturation. */
 const TARGETS = [
   { id: 'profile', what: 'Profile (`GET /api/v1/profile`)', unit: 'CPU ms/request', max: 0.6, get: (r) => cpuOf(r, 'small', 'sat', 'profile') },
   { id: 'labels', what: 'Proxied small read (`GET labels`)', unit: 'CPU ms/request', max: 0.9, get: (r) => cpuOf(r, 'small', 'sat', 'labels') },
@@ -17,6 +17,9 @@ const TARGETS = [
   { id: 'public_message', what: 'Message create (public API) with its whole event fan-out', unit: 'CPU ms/request', max: 4.0, get: (r) => cpuOf(r, 'small', 'sat', 'public_message_create') },
   { id: 'list_p95', what: 'List p95 at 100k/1M, 100 req/s offered', unit: 'ms', max: 25, get: (r) => latOf(r, 'large', 'rate', 'list', 'p95') },
   { id: 'q_p95', what: '`q` p95 at 100k/1M, 100 req/s offered', unit: 'ms', max: 50, get: (r) => latOf(r, 'large', 'rate', 'q', 'p95') },
+  { id: 'reports_summary_p95', what: 'Reports summary p95 over a year (~1M reporting events), 100 req/s offered', unit: 'ms', max: 50, get: (r) => latOf(r, 'large', 'rate', 'reports_summary', 'p95') },
+  { id: 'reports_timeseries_p95', what: 'Reports timeseries p95, the slowest of its scenarios, 100 req/s offered', unit: 'ms', max: 50, get: (r) => worstOf(r, 'large', 'rate', /^reports_ts_/, 'p95') },
+  { id: 'reports_agents_p95', what: 'Agents table (`summary_reports/agent`, 200 agents, a year) p95, 100 req/s offered', unit: 'ms', max: 100, get: (r) => latOf(r, 'large', 'rate', 'reports_agents', 'p95') },
   { id: 'rule_p99', what: 'Rule effect p99 at 200 messages/s', unit: 'ms', max: 200, get: (r) => (r.rule && !r.rule.error ? r.rule.latency.p99 : null) },
   { id: 'audit', what: 'Audit ingest', unit: 'entries/s', min: 2000, get: (r) => (r.audit && !r.audit.error ? r.audit.entriesPerSecond : null) },
   { id: 'rss', what: 'Largest service RSS after the run', unit: 'MB', max: 150, get: (r) => { const all = Object.values(r.rss ?? {}).flat(); return all.length ? Math.max(...all.map((x) => x.rssMb)) : null; } },
@@ -33,6 +36,13 @@ function cpuOf(r, dataset, mode, key) {
 }
 function latOf(r, dataset, mode, key, p) {
   return find(r, dataset, mode, key)?.latency?.[p] ?? null;
+}
+
+/** The highest latency of the scenarios whose key matches (null unless every one of them was measured). */
+function worstOf(r, dataset, mode, re, p) {
+  const rows = (r.scenarios ?? []).filter((s) => s.dataset === dataset && s.mode === mode && re.test(s.key));
+  if (!rows.length || rows.some((s) => s.error || !s.latency)) return null;
+  return Math.max(...rows.map((s) => s.latency[p]));
 }
 
 function evaluate(r) {
@@ -172,7 +182,7 @@ runs reuse them.
 - **Data sets**, filled by \`scripts/bench/generate.js\`, one account each, each in a database of its
   own (\`parley_bench_small\` and \`parley_bench\`) with a stack of its own started on it: *small* (300 conversations,
   3,000 messages, 150 contacts: the CPU-per-request targets are for this size) and *large* (100,000
-  conversations, 1,000,000 messages, 50,000 contacts, 20 inboxes, 50 agents, 10 teams, 200 labels,
+  conversations, 1,000,000 messages, 50,000 contacts, 20 inboxes, 200 agents, 10 teams, 200 labels,
   50 automation rules, 2,000,000 audit entries: the latency targets are for this size). The account,
   users, agents, teams, inboxes, inbox members, labels and rules are made through the public API (every
   service gets its events); the bulk rows go straight into each owning service's schema with
@@ -181,9 +191,13 @@ runs reuse them.
   the contact's version); conversations with per-account display ids from the account's counter,
   last activity, waiting, first-reply and seen times, assignees, teams, labels and participants;
   their messages (incoming, outgoing, activity; trigram-searchable content where \`refund\` hits about
-  5% of the conversations and \`parcel\` 0.2%); the reports service's conversation read model; audit
-  entries with their count and version rows. A filled account is found by name the next time and
-  reused; ANALYZE runs after filling.
+  5% of the conversations and \`parcel\` 0.2%); the reports service's conversation read model, its
+  facts (each incoming message and reply; a bot hand-off a minute in for every conversation not
+  pending, a resolution, reopening and final resolution for resolved ones) and the reporting events its
+  own code derives from them (~9 a conversation: ~900k on the large account); audit entries with their
+  count and version rows. A filled account is found by name the next time and reused, and what a data
+  set made by an earlier generator lacks (the reports' facts and events, agents) is added to it then;
+  ANALYZE runs after filling.
 - **Scenarios** go through the gateway with [autocannon](https://github.com/mcollina/autocannon) for
   \`BENCH_SECONDS\` each: at saturation (\`BENCH_CONNECTIONS\` connections, as fast as it answers) on both
   data sets, and at a fixed offered rate (\`BENCH_RATE\` req/s) on the large one for latency. Every
@@ -211,7 +225,7 @@ runs reuse them.
   RabbitMQ publish (persistent, confirms per 200) and consume (prefetch 100, ack) of an envelope-sized
   message.
 
-## Targets (issue 12)
+## Targets (issues 12 and 16)
 
 | Target | Bound | Last run | |
 |---|---|---|---|
@@ -324,7 +338,7 @@ function readLast(file = JSON_PATH) {
 }
 
 function printTables(r, summary, log) {
-  log('\n[bench] targets (issue 12)');
+  log('\n[bench] targets (issues 12 and 16)');
   console.table(summary.map((s) => ({ target: s.what, bound: `${s.target} ${s.unit}`, value: s.value, met: s.met === null ? '-' : s.met ? 'yes' : 'NO' })));
   log('[bench] ratios to the ceilings');
   console.table(ratios(r).map((x) => ({ scenario: x.what, against: x.ceiling, 'cpu ×': x.cpu, 'req/s ×': x.rps })));

@@ -191,6 +191,7 @@ function scenarios(d, targets) {
     ['list_deep', `GET conversations?page=${deep} (a deep page)`, 'read', get(`${A}/conversations?page=${deep}`)],
     ['q', 'GET conversations?q=refund (search)', 'read', get(`${A}/conversations?q=refund`)],
     ...['name', 'email', 'phone_number', '-last_activity_at', 'created_at'].map((s) => [`contacts_${s.replace('-', '')}`, `GET contacts?sort=${s}`, 'read', get(`${A}/contacts?sort=${s}`)]),
+    ...reportScenarios(d, get),
     ...(pc
       ? [['public_read', 'GET public conversation', 'read', get(`/public/api/v1/inboxes/${pc.identifier}/contacts/${pc.source_id}/conversations/${pc.display_id}`, {})]]
       : []),
@@ -216,6 +217,28 @@ function scenarios(d, targets) {
         },
       ],
     ],
+  ];
+}
+
+/**
+ * Reports (issue 16), as the dashboard asks for them: a year to the end of today (UTC), which on
+ * the large account holds ~1M reporting events (the summary also reads the year before, its
+ * `previous`), and shorter windows where a year of buckets would not be read.
+ */
+function reportScenarios(d, get) {
+  const V2 = `/api/v2/accounts/${d.accountId}`;
+  const until = Math.ceil(Date.now() / 86_400_000) * 86_400;
+  const year = `since=${until - 365 * 86_400}&until=${until}`;
+  const month = `since=${until - 30 * 86_400}&until=${until}`;
+  const week = `since=${until - 7 * 86_400}&until=${until}`;
+  return [
+    ['reports_summary', 'GET reports/summary (a year, and the year before)', 'read', get(`${V2}/reports/summary?type=account&${year}`)],
+    ['reports_ts_conversations', 'GET reports conversations_count by day (a year)', 'read', get(`${V2}/reports?metric=conversations_count&type=account&group_by=day&${year}`)],
+    ['reports_ts_first_response', 'GET reports avg_first_response_time by week, UTC+05:30 (a year)', 'read', get(`${V2}/reports?metric=avg_first_response_time&type=account&group_by=week&timezone_offset=5.5&${year}`)],
+    ['reports_ts_resolutions', 'GET reports resolutions_count by month, UTC-3 (a year)', 'read', get(`${V2}/reports?metric=resolutions_count&type=account&group_by=month&timezone_offset=-3&${year}`)],
+    ['reports_ts_messages', 'GET reports incoming_messages_count by hour (a week)', 'read', get(`${V2}/reports?metric=incoming_messages_count&type=account&group_by=hour&${week}`)],
+    ['reports_ts_reply_bh', 'GET reports reply_time by day, business hours (30 days)', 'read', get(`${V2}/reports?metric=reply_time&type=account&group_by=day&business_hours=true&${month}`)],
+    ['reports_agents', 'GET summary_reports/agent (every agent, a year)', 'read', get(`${V2}/summary_reports/agent?${year}`)],
   ];
 }
 

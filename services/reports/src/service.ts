@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { peersAndProjections, type ServiceDefinition } from '@parley/shared';
+import { inBatches, peersAndProjections, type ServiceDefinition } from '@parley/shared';
 import type { ReportsConfig } from './config';
 import { createApp } from './app';
 import { reportsConsumer } from './events/consumer';
@@ -14,5 +14,7 @@ export const reportsService: ServiceDefinition<ReportsConfig> = {
   migrationsDir: path.resolve(__dirname, '..', 'migrations'),
   createApp,
   // The consumer's copies read inboxes through to the conversations service (their working hours).
-  consumers: (deps) => [reportsConsumer(peersAndProjections(deps).projections)],
+  // In batches: what arrives together is handled in one transaction (its effects are all rows of
+  // this schema; the read-through only reads).
+  consumers: (deps) => [inBatches(reportsConsumer(peersAndProjections(deps).projections), { size: deps.config.CONSUMER_BATCH_SIZE, maxWaitMs: deps.config.CONSUMER_BATCH_WAIT_MS })],
 };

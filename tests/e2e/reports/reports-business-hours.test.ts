@@ -7,6 +7,7 @@ import { seedAccount, type SeededAccount } from '../../support/factories';
 import { client } from '../../support/http';
 import { History } from './history';
 import { DAY, T0, waitForReports } from './scripted';
+import { expectRowsAgree } from './rows-oracle';
 
 const H = 3600;
 
@@ -92,6 +93,25 @@ describe('reports: business hours from the inbox\'s working hours', () => {
     expect(rows.find((r) => r['id'] === inboxA)).toMatchObject({ avg_first_response_time: expected.a.frt, avg_resolution_time: expected.a.resolution, avg_reply_time: expected.a.reply });
     const agent = (await get(`/summary_reports/agent?${window}&business_hours=true`)) as Array<Record<string, number>>;
     expect(agent.find((r) => r['id'] === acc.agent.userId)!['avg_resolution_time']).toBeCloseTo((8 * H + 14.5 * H) / 3, 6);
+  });
+
+  it('when business_hours=true windows and buckets do not fall on the rollups\' hours and days, then they equal the rows summed', async () => {
+    const db = new Client({ connectionString: stack.env.db.url });
+    await db.connect();
+    try {
+      const metrics = ['avg_first_response_time', 'avg_resolution_time', 'reply_time', 'resolutions_count'];
+      for (const scope of [{ type: 'account' as const }, { type: 'inbox' as const, id: inboxA }, { type: 'agent' as const, id: acc.agent.userId }]) {
+        for (const c of [
+          { since: T0 + 2 * H + 17, until: T0 + 2 * DAY + 1 * H + 1, groupBy: 'day', offset: 5.5 },
+          { since: T0 + DAY + 4 * H - 30, until: T0 + 3 * DAY, groupBy: 'hour', offset: -3.5 },
+          { since: T0 - 3 * DAY + 5, until: T0 + 30 * DAY - 5, groupBy: 'week', offset: 5.75 },
+        ]) {
+          await expectRowsAgree(db, get, acc.accountId, { scope, ...c, businessHours: true, metrics });
+        }
+      }
+    } finally {
+      await db.end();
+    }
   });
 
   it('when the inbox\'s working hours change later, then the numbers already measured stay, a rebuild included', async () => {

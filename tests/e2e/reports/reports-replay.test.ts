@@ -30,12 +30,13 @@ describe('reports: replay rebuilds identical numbers', () => {
     return out;
   }
 
-  it('when the reporting events are deleted and rebuilt from the facts, then every number is the same', async () => {
+  it('when the reporting events and the rollups are deleted and rebuilt from the facts, then every number is the same', async () => {
     const before = await everything();
     const db = new Client({ connectionString: s.stack.env.db.url });
     await db.connect();
     try {
       await db.query('DELETE FROM reports.reporting_events WHERE account_id = $1', [s.acc.accountId]);
+      await db.query('DELETE FROM reports.rollups WHERE account_id = $1', [s.acc.accountId]);
     } finally {
       await db.end();
     }

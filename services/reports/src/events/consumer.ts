@@ -1,8 +1,8 @@
 import type { PoolClient } from 'pg';
-import { accountOf, defineConsumer, type ConsumerSpec, type ConversationSnapshot, type ProjectionKit, type TypedEnvelope } from '@parley/shared';
+import { accountOf, defineConsumer, type ConversationSnapshot, type ProjectionKit, type TypedEnvelope } from '@parley/shared';
 import { businessHoursOf, type BusinessHours } from './business-hours';
 import { deleteLabel, renameLabel, upsertLabel } from './labels';
-import { applySnapshot, deleteAccount, deleteConversation, insertFact, lockConversation, rebuildConversation, type NewFact } from './repository';
+import { appendFact, applySnapshot, deleteAccount, deleteConversation, insertFact, lockConversation, rebuildConversation, type NewFact } from './repository';
 
 /** What every fact copies from the conversation as it was after the change. */
 function context(snap: ConversationSnapshot) {
@@ -14,9 +14,11 @@ const noStatus = { status_from: null, status_to: null, actor_type: null };
 
 /**
  * Applies one event to a conversation: keeps its newest snapshot, records the fact (if the event
- * is one), and rebuilds its reporting events from all its facts. The conversation's row lock
- * serialises events of one conversation; the kernel's `processed_events` and the facts' unique
- * event id make a redelivery change nothing.
+ * is one) and brings its reporting events up to date. A fact that comes after all the others
+ * (the usual case) is derived from the timeline stored after the last one; any other (late, or
+ * before the conversation's creation time is known) rebuilds the conversation's events from all
+ * its facts. The conversation's row lock serialises events of one conversation; the kernel's
+ * `processed_events` and the facts' unique event id make a redelivery change nothing.
  */
 async function applyToConversation(
   projections: ProjectionKit,
@@ -30,11 +32,18 @@ async function applyToConversation(
   if (state.deleted) return;
   await applySnapshot(tx, { ...snap, account_id: accountId }, event.occurred_at);
   const createdAt = new Date(snap.created_at * 1000);
-  if (fact) {
-    const hours = await inboxHours(projections, tx, accountId, fact.inbox_id, event.id);
-    await insertFact(tx, { ...fact, business_hours: hours, account_id: accountId, conversation_id: snap.id, event_id: event.id });
+  if (!fact) {
+    if (state.created_at === null) await rebuildConversation(tx, accountId, snap.id, createdAt);
+    return;
   }
-  if (fact || state.created_at === null) await rebuildConversation(tx, accountId, snap.id, state.created_at ?? createdAt);
+  const hours = await inboxHours(projections, tx, accountId, fact.inbox_id, event.id);
+  const full = { ...fact, business_hours: hours, account_id: accountId, conversation_id: snap.id, event_id: event.id };
+  const recorded = await insertFact(tx, full);
+  if (!recorded) return;
+  const { timeline } = state;
+  if (recorded.appends && timeline && state.created_at !== null && timeline.createdAt === state.created_at.getTime()) {
+    await appendFact(tx, accountId, snap.id, timeline, full, recorded.items);
+  } else await rebuildConversation(tx, accountId, snap.id, state.created_at ?? createdAt, recorded.items);
 }
 
 /**
@@ -53,7 +62,7 @@ async function inboxHours(projections: ProjectionKit, tx: PoolClient, accountId:
  * labels, and the agents, teams and inboxes reports are scoped to and the tables list (copies
  * through the projection kit).
  */
-export const reportsConsumer = (projections: ProjectionKit): ConsumerSpec =>
+export const reportsConsumer = (projections: ProjectionKit) =>
   defineConsumer('events', (on) => {
   on(['team.created', 'team.updated'], async (tx, team, event) => {
     await projections.apply(tx, 'team', event);

@@ -1,13 +1,18 @@
 import type { Executor } from '@parley/shared';
 import type { ConversationSnapshot } from '@parley/shared';
-import { deriveReportingEvents, type Fact } from './timeline';
+import { startTimeline, stepTimeline, type DerivedEvent, type Fact, type ReportingEventName, type Timeline } from './timeline';
+import { bumpRollups, type RollupItem } from './rollups';
 
 export interface ConversationState {
   account_id: number;
   id: number;
   created_at: Date | null;
   deleted: boolean;
+  /** The derivation's state after its last fact (null: rebuild on the next fact). */
+  timeline: Timeline | null;
 }
+
+const LOCK = 'SELECT account_id, id, created_at, deleted, timeline FROM conversations WHERE account_id = $1 AND id = $2 FOR UPDATE';
 
 /**
  * The conversation's row, created empty when first seen, locked for the rest of the transaction:
@@ -15,22 +20,70 @@ export interface ConversationState {
  * applied one after the other, and each sees the facts the previous one committed.
  */
 export async function lockConversation(tx: Executor, accountId: number, id: number): Promise<ConversationState> {
-  await tx.query('INSERT INTO conversations (account_id, id) VALUES ($1, $2) ON CONFLICT DO NOTHING', [accountId, id]);
-  const r = await tx.query<ConversationState>('SELECT account_id, id, created_at, deleted FROM conversations WHERE account_id = $1 AND id = $2 FOR UPDATE', [accountId, id]);
+  let r = await tx.query<ConversationState>(LOCK, [accountId, id]);
+  if (r.rows.length === 0) {
+    await tx.query('INSERT INTO conversations (account_id, id) VALUES ($1, $2) ON CONFLICT DO NOTHING', [accountId, id]);
+    r = await tx.query<ConversationState>(LOCK, [accountId, id]);
+  }
   const row = r.rows[0] as ConversationState;
   return { ...row, account_id: Number(row.account_id), id: Number(row.id) };
 }
 
 const fromUnix = (s: number | null) => (s === null ? null : new Date(s * 1000));
 
-/** Keeps the newest snapshot (by the owner's event time): an older event never overwrites newer state. */
+/**
+ * Keeps the newest snapshot (by the owner's event time): an older event never overwrites newer
+ * state. A change of the conversation's creation time, assignee, team or inbox moves it in the
+ * `conversations` rollups (an agent's or team's conversations are those assigned to them now).
+ */
 export async function applySnapshot(tx: Executor, snap: ConversationSnapshot, occurredAt: string): Promise<void> {
-  await tx.query(
-    `UPDATE conversations SET inbox_id = $3, status = $4, assignee_id = $5, team_id = $6, labels = $7, waiting_since = $8,
+  // `o` is the row as it was before this statement (the conversation is locked: lockConversation).
+  const r = await tx.query<ConversationRow & { old_created_at: Date | null; old_assignee_id: string | null; old_team_id: string | null; old_inbox_id: string | null }>(
+    `UPDATE conversations c SET inbox_id = $3, status = $4, assignee_id = $5, team_id = $6, labels = $7, waiting_since = $8,
             first_reply_created_at = $9, created_at = $10, version_at = $11
-      WHERE account_id = $1 AND id = $2 AND version_at <= $11 AND NOT deleted`,
+       FROM conversations o
+      WHERE c.account_id = $1 AND c.id = $2 AND o.account_id = c.account_id AND o.id = c.id AND c.version_at <= $11 AND NOT c.deleted
+      RETURNING c.created_at, c.assignee_id, c.team_id, c.inbox_id,
+                o.created_at AS old_created_at, o.assignee_id AS old_assignee_id, o.team_id AS old_team_id, o.inbox_id AS old_inbox_id`,
     [snap.account_id, snap.id, snap.inbox_id, snap.status, snap.assignee_id, snap.team_id, snap.labels, fromUnix(snap.waiting_since), fromUnix(snap.first_reply_created_at), fromUnix(snap.created_at), occurredAt],
   );
+  const row = r.rows[0];
+  if (!row) return;
+  const before = { created_at: row.old_created_at, assignee_id: row.old_assignee_id, team_id: row.old_team_id, inbox_id: row.old_inbox_id };
+  await bumpRollups(tx, snap.account_id, [...conversationItems(before, -1), ...conversationItems(row, 1)]);
+}
+
+interface ConversationRow {
+  created_at: Date | null;
+  assignee_id: string | number | null;
+  team_id: string | number | null;
+  inbox_id: string | number | null;
+}
+
+/** A conversation as the `conversations` metric counts it (nothing until its creation time is known). */
+function conversationItems(c: ConversationRow, n: 1 | -1): RollupItem[] {
+  if (!c.created_at) return [];
+  return [{ metric: 'conversations', t: c.created_at, agent: num(c.assignee_id), team: num(c.team_id), inbox: num(c.inbox_id), n, v: 0, v_bh: 0 }];
+}
+
+interface FactRow {
+  kind: string;
+  at: Date;
+  message_type: number | null;
+  private: boolean | null;
+  sender_type: string | null;
+  sender_id: string | number | null;
+  assignee_id: string | number | null;
+  team_id: string | number | null;
+  inbox_id: string | number | null;
+}
+
+/** A fact as incoming_/outgoing_messages_count count it (public incoming or outgoing messages), or nothing. */
+function factItems(f: FactRow, n: 1 | -1): RollupItem[] {
+  if (f.kind !== 'message' || f.private || (f.message_type !== 0 && f.message_type !== 1)) return [];
+  const incoming = f.message_type === 0;
+  const agent = incoming ? num(f.assignee_id) : f.sender_type === 'User' ? num(f.sender_id) : null;
+  return [{ metric: incoming ? 'incoming' : 'outgoing', t: f.at, agent, team: num(f.team_id), inbox: num(f.inbox_id), n, v: 0, v_bh: 0 }];
 }
 
 export interface NewFact extends Fact {
@@ -40,57 +93,156 @@ export interface NewFact extends Fact {
   seq: number;
 }
 
-/** Records a fact once (a redelivered event adds nothing). */
-export async function insertFact(tx: Executor, f: NewFact): Promise<void> {
-  await tx.query(
-    `INSERT INTO conversation_facts (account_id, conversation_id, event_id, kind, at, seq, inbox_id, assignee_id, team_id, message_type, private,
-                                     sender_type, sender_id, automated, status_from, status_to, actor_type, business_hours)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18)
-     ON CONFLICT (event_id) DO NOTHING`,
+/**
+ * Records a fact once (a redelivered event adds nothing). Answers null when it was there already,
+ * else whether it comes after every other fact of its conversation (then the stored timeline can
+ * take it alone) and the rollup items it adds (the caller adds them with the events').
+ */
+export async function insertFact(tx: Executor, f: NewFact): Promise<{ appends: boolean; items: RollupItem[] } | null> {
+  const r = await tx.query<{ appends: boolean }>(
+    `WITH ins AS (
+       INSERT INTO conversation_facts (account_id, conversation_id, event_id, kind, at, seq, inbox_id, assignee_id, team_id, message_type, private,
+                                       sender_type, sender_id, automated, status_from, status_to, actor_type, business_hours)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18)
+       ON CONFLICT (event_id) DO NOTHING RETURNING at, seq
+     )
+     SELECT c.last_fact_at IS NOT NULL AND (c.last_fact_at, c.last_fact_seq) <= (ins.at, ins.seq) AS appends
+       FROM ins JOIN conversations c ON c.account_id = $1 AND c.id = $2`,
     [
       f.account_id, f.conversation_id, f.event_id, f.kind, f.at, f.seq, f.inbox_id, f.assignee_id, f.team_id, f.message_type, f.private, f.sender_type, f.sender_id,
       f.automated, f.status_from, f.status_to, f.actor_type, f.business_hours === null ? null : JSON.stringify(f.business_hours),
     ],
   );
+  const row = r.rows[0];
+  return row ? { appends: row.appends, items: factItems(f, 1) } : null;
+}
+
+/**
+ * A fact that comes after every other of its conversation: its events derived from the stored
+ * timeline alone (what deriving all the facts again would add), written with their rollups and the
+ * fact's (`items`), and the timeline moved past it.
+ */
+export async function appendFact(tx: Executor, accountId: number, conversationId: number, timeline: Timeline, fact: Fact & { seq: number }, items: RollupItem[]): Promise<void> {
+  const events = stepTimeline(timeline, fact);
+  if (events.length > 0) await insertEvents(tx, accountId, events.map((e) => ({ ...e, conversation_id: conversationId })));
+  await bumpRollups(tx, accountId, [...items, ...events.map((e) => eventItem(e, 1))]);
+  await tx.query('UPDATE conversations SET timeline = $3, last_fact_at = $4, last_fact_seq = $5 WHERE account_id = $1 AND id = $2', [accountId, conversationId, timeline, fact.at, fact.seq]);
 }
 
 const num = (v: unknown) => (v === null || v === undefined ? null : Number(v));
 
+const FACT_COLUMNS = 'kind, at, inbox_id, assignee_id, team_id, message_type, private, sender_type, sender_id, automated, status_from, status_to, actor_type, business_hours';
+
+function factOf(row: Record<string, unknown>): Fact {
+  return { ...row, inbox_id: num(row['inbox_id']), assignee_id: num(row['assignee_id']), team_id: num(row['team_id']), sender_id: num(row['sender_id']) } as Fact;
+}
+
 export async function factsOf(tx: Executor, accountId: number, conversationId: number): Promise<Fact[]> {
-  const r = await tx.query(
-    `SELECT kind, at, inbox_id, assignee_id, team_id, message_type, private, sender_type, sender_id, automated, status_from, status_to, actor_type, business_hours
-       FROM conversation_facts WHERE account_id = $1 AND conversation_id = $2 ORDER BY at, seq, id`,
-    [accountId, conversationId],
-  );
-  return r.rows.map((row) => ({
-    ...row,
-    inbox_id: num(row.inbox_id),
-    assignee_id: num(row.assignee_id),
-    team_id: num(row.team_id),
-    sender_id: num(row.sender_id),
-  })) as Fact[];
+  const r = await tx.query(`SELECT ${FACT_COLUMNS} FROM conversation_facts WHERE account_id = $1 AND conversation_id = $2 ORDER BY at, seq, id`, [accountId, conversationId]);
+  return r.rows.map(factOf);
 }
 
 /**
  * Rewrites the conversation's reporting events from its facts. Runs after every fact, so the
  * events are always those of all the facts known, in their time order.
  */
-export async function rebuildConversation(tx: Executor, accountId: number, conversationId: number, createdAt: Date | null): Promise<void> {
-  await tx.query('DELETE FROM reporting_events WHERE account_id = $1 AND conversation_id = $2', [accountId, conversationId]);
-  const facts = await factsOf(tx, accountId, conversationId);
-  // Until an event has told us when the conversation began, its first fact stands in.
-  const start = createdAt ?? facts[0]?.at;
-  if (!start) return;
-  const events = deriveReportingEvents(start, facts);
-  if (events.length === 0) return;
+export async function rebuildConversation(tx: Executor, accountId: number, conversationId: number, createdAt: Date | null, items: RollupItem[] = []): Promise<void> {
+  await rebuildConversations(tx, accountId, [{ id: conversationId, created_at: createdAt }], { items });
+}
+
+/**
+ * `rebuildConversation` for many conversations of one account at once (replay, the benchmark's
+ * generator): one read of their facts and events, then only the differences written: the events
+ * no longer derived deleted, the new ones inserted in one multi-row insert, both counted in the
+ * rollups (`rollups: false` leaves those to a rebuild_rollups after). The caller holds the
+ * conversations' row locks (or owns the account's data, as the generator does). Answers how many
+ * events the conversations have.
+ */
+export async function rebuildConversations(
+  tx: Executor,
+  accountId: number,
+  conversations: ReadonlyArray<{ id: number; created_at: Date | null }>,
+  opts: { rollups?: boolean; items?: RollupItem[] } = {},
+): Promise<number> {
+  if (conversations.length === 0) return 0;
+  const ids = conversations.map((c) => c.id);
+  const [factRows, eventRows] = await Promise.all([
+    tx.query(`SELECT conversation_id, ${FACT_COLUMNS} FROM conversation_facts WHERE account_id = $1 AND conversation_id = ANY($2::bigint[]) ORDER BY conversation_id, at, seq, id`, [accountId, ids]),
+    tx.query<StoredEvent>(
+      `SELECT id, conversation_id, name, value, value_in_business_hours, event_start_time, event_end_time, inbox_id, user_id, team_id
+         FROM reporting_events WHERE account_id = $1 AND conversation_id = ANY($2::bigint[])`,
+      [accountId, ids],
+    ),
+  ]);
+  const facts = new Map<number, Fact[]>();
+  for (const row of factRows.rows) {
+    const id = Number(row.conversation_id);
+    let list = facts.get(id);
+    if (!list) facts.set(id, (list = []));
+    list.push(factOf(row));
+  }
+  // The events stored now, by what they say: each derived event that matches one stays as it is.
+  const stored = new Map<string, string[]>();
+  for (const e of eventRows.rows) {
+    const key = eventKey(Number(e.conversation_id), { name: e.name, value: e.value, value_in_business_hours: e.value_in_business_hours, start: e.event_start_time, end: e.event_end_time, inbox_id: num(e.inbox_id), user_id: num(e.user_id), team_id: num(e.team_id) });
+    const list = stored.get(key);
+    if (list) list.push(e.id);
+    else stored.set(key, [e.id]);
+  }
+  const added: Array<DerivedEvent & { conversation_id: number }> = [];
+  const timelines: Array<[number, Timeline | null]> = [];
+  let total = 0;
+  for (const c of conversations) {
+    const list = facts.get(c.id) ?? [];
+    // Until an event has told us when the conversation began, its first fact stands in.
+    const start = c.created_at ?? list[0]?.at;
+    if (!start) {
+      timelines.push([c.id, null]);
+      continue;
+    }
+    const timeline = startTimeline(start);
+    for (const f of list) {
+      for (const e of stepTimeline(timeline, f)) {
+        total += 1;
+        const same = stored.get(eventKey(c.id, e));
+        if (same?.length) same.pop();
+        else added.push({ ...e, conversation_id: c.id });
+      }
+    }
+    timelines.push([c.id, timeline]);
+  }
+  const removed = new Set([...stored.values()].flat());
+  const gone = eventRows.rows.filter((e) => removed.has(e.id));
+  if (gone.length > 0) await tx.query('DELETE FROM reporting_events WHERE id = ANY($1::bigint[])', [gone.map((e) => e.id)]);
+  if (added.length > 0) await insertEvents(tx, accountId, added);
+  // Each conversation's timeline after its last fact (that fact's place read back as stored).
+  await tx.query(
+    `UPDATE conversations c SET timeline = x.timeline, last_fact_at = lf.at, last_fact_seq = lf.seq
+       FROM unnest($2::bigint[], $3::jsonb[]) AS x(id, timeline)
+       LEFT JOIN LATERAL (SELECT f.at, f.seq FROM conversation_facts f WHERE f.account_id = $1 AND f.conversation_id = x.id ORDER BY f.at DESC, f.seq DESC, f.id DESC LIMIT 1) lf ON true
+      WHERE c.account_id = $1 AND c.id = x.id`,
+    [accountId, timelines.map(([id]) => id), timelines.map(([, t]) => (t === null ? null : JSON.stringify(t)))],
+  );
+  if (opts.rollups !== false) {
+    await bumpRollups(tx, accountId, [
+      ...(opts.items ?? []),
+      ...gone.map((e) => eventItem({ name: e.name, end: e.event_end_time, user_id: num(e.user_id), team_id: num(e.team_id), inbox_id: num(e.inbox_id), value: e.value, value_in_business_hours: e.value_in_business_hours }, -1)),
+      ...added.map((e) => eventItem(e, 1)),
+    ]);
+  }
+  return total;
+}
+
+/** Reporting events, one multi-row insert (created_at = the event's end, when it happened). */
+async function insertEvents(tx: Executor, accountId: number, events: Array<DerivedEvent & { conversation_id: number }>): Promise<void> {
   await tx.query(
     `INSERT INTO reporting_events (account_id, conversation_id, name, value, value_in_business_hours, event_start_time, event_end_time, inbox_id, user_id, team_id, created_at)
-     SELECT $1, $2, e.name, e.value, e.bh, e.s, e.e, e.inbox_id, e.user_id, e.team_id, e.e
-       FROM unnest($3::text[], $4::float8[], $5::float8[], $6::timestamptz[], $7::timestamptz[], $8::bigint[], $9::bigint[], $10::bigint[])
-            AS e(name, value, bh, s, e, inbox_id, user_id, team_id)`,
+     SELECT $1, e.conversation_id, e.name, e.value, e.bh, e.s, e.e, e.inbox_id, e.user_id, e.team_id, e.e
+       FROM unnest($2::bigint[], $3::text[], $4::float8[], $5::float8[], $6::timestamptz[], $7::timestamptz[], $8::bigint[], $9::bigint[], $10::bigint[])
+            AS e(conversation_id, name, value, bh, s, e, inbox_id, user_id, team_id)`,
     [
       accountId,
-      conversationId,
+      events.map((e) => e.conversation_id),
       events.map((e) => e.name),
       events.map((e) => e.value),
       events.map((e) => e.value_in_business_hours),
@@ -103,14 +255,53 @@ export async function rebuildConversation(tx: Executor, accountId: number, conve
   );
 }
 
-/** A deleted conversation leaves the reports (Chatwoot deletes its reporting events with it); the row stays as a tombstone. */
+interface StoredEvent {
+  id: string;
+  conversation_id: string;
+  name: ReportingEventName;
+  value: number;
+  value_in_business_hours: number;
+  event_start_time: Date;
+  event_end_time: Date;
+  inbox_id: string | null;
+  user_id: string | null;
+  team_id: string | null;
+}
+
+type EventFields = Pick<DerivedEvent, 'name' | 'value' | 'value_in_business_hours' | 'start' | 'end' | 'inbox_id' | 'user_id' | 'team_id'>;
+
+const eventKey = (conversationId: number, e: EventFields) =>
+  `${conversationId}|${e.name}|${e.value}|${e.value_in_business_hours}|${e.start.getTime()}|${e.end.getTime()}|${e.inbox_id}|${e.user_id}|${e.team_id}`;
+
+/** A reporting event as the rollups count it: at its time (created_at = its end), by its agent, team and inbox. */
+function eventItem(e: Pick<DerivedEvent, 'name' | 'end' | 'user_id' | 'team_id' | 'inbox_id' | 'value' | 'value_in_business_hours'>, n: 1 | -1): RollupItem {
+  return { metric: e.name, t: e.end, agent: e.user_id, team: e.team_id, inbox: e.inbox_id, n, v: e.value, v_bh: e.value_in_business_hours };
+}
+
+/** A deleted conversation leaves the reports (Chatwoot deletes its reporting events with it) and the rollups; the row stays as a tombstone. */
 export async function deleteConversation(tx: Executor, accountId: number, conversationId: number): Promise<void> {
-  await tx.query('UPDATE conversations SET deleted = true WHERE account_id = $1 AND id = $2', [accountId, conversationId]);
-  await tx.query('DELETE FROM conversation_facts WHERE account_id = $1 AND conversation_id = $2', [accountId, conversationId]);
-  await tx.query('DELETE FROM reporting_events WHERE account_id = $1 AND conversation_id = $2', [accountId, conversationId]);
+  const conv = await tx.query<ConversationRow>(
+    `UPDATE conversations c SET deleted = true FROM conversations o
+      WHERE c.account_id = $1 AND c.id = $2 AND o.account_id = c.account_id AND o.id = c.id AND NOT o.deleted
+      RETURNING o.created_at, o.assignee_id, o.team_id, o.inbox_id`,
+    [accountId, conversationId],
+  );
+  const facts = await tx.query<FactRow>(
+    'DELETE FROM conversation_facts WHERE account_id = $1 AND conversation_id = $2 RETURNING kind, at, message_type, private, sender_type, sender_id, assignee_id, team_id, inbox_id',
+    [accountId, conversationId],
+  );
+  const events = await tx.query<StoredEvent>(
+    'DELETE FROM reporting_events WHERE account_id = $1 AND conversation_id = $2 RETURNING name, value, value_in_business_hours, event_end_time, inbox_id, user_id, team_id',
+    [accountId, conversationId],
+  );
+  await bumpRollups(tx, accountId, [
+    ...conv.rows.flatMap((c) => conversationItems(c, -1)),
+    ...facts.rows.flatMap((f) => factItems(f, -1)),
+    ...events.rows.map((e) => eventItem({ name: e.name, end: e.event_end_time, user_id: num(e.user_id), team_id: num(e.team_id), inbox_id: num(e.inbox_id), value: e.value, value_in_business_hours: e.value_in_business_hours }, -1)),
+  ]);
 }
 
 /** Everything of a deleted account. */
 export async function deleteAccount(tx: Executor, accountId: number): Promise<void> {
-  for (const t of ['reporting_events', 'conversation_facts', 'conversations']) await tx.query(`DELETE FROM ${t} WHERE account_id = $1`, [accountId]);
+  for (const t of ['rollups', 'reporting_events', 'conversation_facts', 'conversations']) await tx.query(`DELETE FROM ${t} WHERE account_id = $1`, [accountId]);
 }

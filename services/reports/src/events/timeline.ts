@@ -69,51 +69,72 @@ export function isHumanReply(f: Fact): boolean {
  *   open, valued the time since creation.
  */
 export function deriveReportingEvents(createdAt: Date, facts: readonly Fact[]): DerivedEvent[] {
+  const state = startTimeline(createdAt);
   const out: DerivedEvent[] = [];
-  let waitingSince: Date | null = null;
-  let firstResponded = false;
-  let clockFrom = createdAt;
-  let lastResolvedAt: Date | null = null;
-  let handedOff = false;
-  let userInteracted = false;
-  let botReplied = false;
-  const at = (f: Fact, name: ReportingEventName, start: Date, user: number | null) =>
+  for (const f of facts) out.push(...stepTimeline(state, f));
+  return out;
+}
+
+/**
+ * What deriveReportingEvents knows between two facts (times in ms): stored with the conversation
+ * after its last fact, so a fact that comes after all the others is derived alone
+ * (`stepTimeline`) with the same result as deriving them all again.
+ */
+export interface Timeline {
+  createdAt: number;
+  waitingSince: number | null;
+  firstResponded: boolean;
+  clockFrom: number;
+  lastResolvedAt: number | null;
+  handedOff: boolean;
+  userInteracted: boolean;
+  botReplied: boolean;
+}
+
+export function startTimeline(createdAt: Date): Timeline {
+  const t = createdAt.getTime();
+  return { createdAt: t, waitingSince: null, firstResponded: false, clockFrom: t, lastResolvedAt: null, handedOff: false, userInteracted: false, botReplied: false };
+}
+
+/** The events one more fact makes (it comes after every fact `s` has seen); updates `s`. */
+export function stepTimeline(s: Timeline, f: Fact): DerivedEvent[] {
+  const out: DerivedEvent[] = [];
+  const createdAt = new Date(s.createdAt);
+  const at = (name: ReportingEventName, start: Date, user: number | null) =>
     out.push({ name, value: seconds(start, f.at), value_in_business_hours: businessSeconds(start, f.at, f.business_hours), start, end: f.at, inbox_id: f.inbox_id, user_id: user, team_id: f.team_id });
 
-  for (const f of facts) {
-    if (f.kind === 'message') {
-      if (isUserInteraction(f)) userInteracted = true;
-      if (f.message_type === 0) {
-        waitingSince ??= f.at;
-      } else if (isHumanReply(f)) {
-        if (!firstResponded) {
-          at(f, 'first_response', clockFrom, f.sender_id);
-          firstResponded = true;
-        }
-        if (waitingSince) at(f, 'reply_time', waitingSince, f.sender_id);
-        waitingSince = null;
-      } else if (f.message_type === 1 && f.private === false && f.sender_type === 'AgentBot') {
-        waitingSince = null;
-        botReplied = true;
+  if (f.kind === 'message') {
+    if (isUserInteraction(f)) s.userInteracted = true;
+    if (f.message_type === 0) {
+      s.waitingSince ??= f.at.getTime();
+    } else if (isHumanReply(f)) {
+      if (!s.firstResponded) {
+        at('first_response', new Date(s.clockFrom), f.sender_id);
+        s.firstResponded = true;
       }
-      continue;
+      if (s.waitingSince !== null) at('reply_time', new Date(s.waitingSince), f.sender_id);
+      s.waitingSince = null;
+    } else if (f.message_type === 1 && f.private === false && f.sender_type === 'AgentBot') {
+      s.waitingSince = null;
+      s.botReplied = true;
     }
-    if (f.status_to === f.status_from) continue;
-    if (f.status_to === 'resolved') {
-      at(f, 'conversation_resolved', createdAt, f.assignee_id);
-      // Chatwoot: the inbox has an active bot and no user's outgoing message exists. Inboxes carry no
-      // bot here; a bot that replied, or resolved, stands for it.
-      if (!userInteracted && (botReplied || f.actor_type === 'agent_bot')) at(f, 'conversation_bot_resolved', createdAt, f.assignee_id);
-      lastResolvedAt = f.at;
-      waitingSince = null;
-    } else if (f.status_to === 'open') {
-      at(f, 'conversation_opened', f.status_from === 'resolved' && lastResolvedAt ? lastResolvedAt : f.at, f.assignee_id);
-      if (f.status_from === 'pending' && !handedOff) {
-        at(f, 'conversation_bot_handoff', createdAt, f.assignee_id);
-        handedOff = true;
-      }
-      if (f.status_from === 'resolved' || f.status_from === 'pending') clockFrom = f.at;
+    return out;
+  }
+  if (f.status_to === f.status_from) return out;
+  if (f.status_to === 'resolved') {
+    at('conversation_resolved', createdAt, f.assignee_id);
+    // Chatwoot: the inbox has an active bot and no user's outgoing message exists. Inboxes carry no
+    // bot here; a bot that replied, or resolved, stands for it.
+    if (!s.userInteracted && (s.botReplied || f.actor_type === 'agent_bot')) at('conversation_bot_resolved', createdAt, f.assignee_id);
+    s.lastResolvedAt = f.at.getTime();
+    s.waitingSince = null;
+  } else if (f.status_to === 'open') {
+    at('conversation_opened', f.status_from === 'resolved' && s.lastResolvedAt !== null ? new Date(s.lastResolvedAt) : f.at, f.assignee_id);
+    if (f.status_from === 'pending' && !s.handedOff) {
+      at('conversation_bot_handoff', createdAt, f.assignee_id);
+      s.handedOff = true;
     }
+    if (f.status_from === 'resolved' || f.status_from === 'pending') s.clockFrom = f.at.getTime();
   }
   return out;
 }

@@ -1,5 +1,6 @@
 import type { Executor } from '@parley/shared';
 import type { GroupBy, Metric, ScopeType } from './params';
+import { bucketsOf, piecesOf, type Grain, type Piece } from './pieces';
 
 /**
  * Every number reports give comes from one "source" per metric: the rows it counts or averages
@@ -56,14 +57,13 @@ interface Source {
   conversation: string;
 }
 
-function sourceOf(metric: Metric, p: Params, account: number, w: Window, businessHours: boolean): Source {
+/** The rows a metric counts in the account (the window is the caller's: `windowed`, or the pieces). */
+function sourceOf(metric: Metric, p: Params, account: number, businessHours: boolean): Source {
   const a = p.add(account);
-  const since = p.add(w.since);
-  const until = p.add(w.until);
   if (metric === 'conversations_count') {
     return {
       from: 'conversations c',
-      where: [`c.account_id = ${a}`, 'NOT c.deleted', `c.created_at >= ${since}`, `c.created_at < ${until}`],
+      where: [`c.account_id = ${a}`, 'NOT c.deleted'],
       t: 'c.created_at',
       v: '1',
       // An agent's or team's conversations are those assigned to them now (Chatwoot).
@@ -75,7 +75,7 @@ function sourceOf(metric: Metric, p: Params, account: number, w: Window, busines
     const incoming = metric === 'incoming_messages_count';
     return {
       from: 'conversation_facts f',
-      where: [`f.account_id = ${a}`, "f.kind = 'message'", `f.message_type = ${incoming ? 0 : 1}`, 'NOT f.private', `f.at >= ${since}`, `f.at < ${until}`],
+      where: [`f.account_id = ${a}`, "f.kind = 'message'", `f.message_type = ${incoming ? 0 : 1}`, 'NOT f.private'],
       t: 'f.at',
       v: '1',
       // An agent's incoming messages: those that arrived while the conversation was theirs; their
@@ -87,12 +87,17 @@ function sourceOf(metric: Metric, p: Params, account: number, w: Window, busines
   const name = EVENT_OF[metric] as string;
   return {
     from: 'reporting_events r',
-    where: [`r.account_id = ${a}`, `r.name = ${p.add(name)}`, `r.created_at >= ${since}`, `r.created_at < ${until}`],
+    where: [`r.account_id = ${a}`, `r.name = ${p.add(name)}`],
     t: 'r.created_at',
     v: AVERAGE_METRICS.has(metric) ? (businessHours ? 'r.value_in_business_hours' : 'r.value') : '1',
     dims: { agent: 'r.user_id', team: 'r.team_id', inbox: 'r.inbox_id' },
     conversation: 'r.conversation_id',
   };
+}
+
+/** The source narrowed to the window. */
+function windowed(src: Source, p: Params, w: Window): Source {
+  return { ...src, where: [...src.where, `${src.t} >= ${p.add(w.since)}`, `${src.t} < ${p.add(w.until)}`] };
 }
 
 function scoped(src: Source, p: Params, scope: Scope): string[] {
@@ -114,10 +119,10 @@ export interface Total {
   sum: number;
 }
 
-/** The metric over the window: its count and the sum of its values. */
-export async function metricTotal(db: Executor, metric: Metric, scope: Scope, w: Window, businessHours: boolean): Promise<Total> {
+/** The metric over the window straight from its rows: its count and the sum of its values (label scope). */
+async function rawTotal(db: Executor, metric: Metric, scope: Scope, w: Window, businessHours: boolean): Promise<Total> {
   const p = new Params();
-  const src = sourceOf(metric, p, scope.accountId, w, businessHours);
+  const src = windowed(sourceOf(metric, p, scope.accountId, businessHours), p, w);
   const where = scoped(src, p, scope);
   const r = await db.query<{ n: string; s: number | null }>(`SELECT count(*) AS n, sum(${src.v})::float8 AS s FROM ${src.from} WHERE ${where.join(' AND ')}`, p.values);
   const row = r.rows[0] as { n: string; s: number | null };
@@ -138,13 +143,13 @@ function trunc(groupBy: GroupBy, local: string): string {
 }
 
 /**
- * The metric per bucket over the window, every bucket present (empty ones 0): buckets start at
- * local midnight (hour, month, year, Sunday for weeks) `offsetSeconds` east of UTC; `timestamp` is
- * the bucket's start in unix seconds.
+ * The metric per bucket over the window straight from its rows (label scope), every bucket present
+ * (empty ones 0): buckets start at local midnight (hour, month, year, Sunday for weeks)
+ * `offsetSeconds` east of UTC; `timestamp` is the bucket's start in unix seconds.
  */
-export async function metricSeries(db: Executor, metric: Metric, scope: Scope, w: Window, businessHours: boolean, groupBy: GroupBy, offsetSeconds: number): Promise<Bucket[]> {
+async function rawSeries(db: Executor, metric: Metric, scope: Scope, w: Window, businessHours: boolean, groupBy: GroupBy, offsetSeconds: number): Promise<Bucket[]> {
   const p = new Params();
-  const src = sourceOf(metric, p, scope.accountId, w, businessHours);
+  const src = windowed(sourceOf(metric, p, scope.accountId, businessHours), p, w);
   const where = scoped(src, p, scope);
   const off = `make_interval(secs => ${p.add(offsetSeconds)}::float8)`;
   const local = (t: string) => `((${t}) AT TIME ZONE 'UTC' + ${off})`;
@@ -163,10 +168,10 @@ export async function metricSeries(db: Executor, metric: Metric, scope: Scope, w
   return r.rows.map((row) => ({ timestamp: Number(row.ts), count: Number(row.n), sum: Number(row.s) }));
 }
 
-/** The metric over the window per agent, team or inbox (rows without one are left out). */
-export async function metricByDimension(db: Executor, metric: Metric, accountId: number, dim: Dimension | 'label', w: Window, businessHours: boolean): Promise<Map<string, Total>> {
+/** The metric over the window per label, straight from its rows. */
+async function rawByDimension(db: Executor, metric: Metric, accountId: number, dim: Dimension | 'label', w: Window, businessHours: boolean): Promise<Map<string, Total>> {
   const p = new Params();
-  const src = sourceOf(metric, p, accountId, w, businessHours);
+  const src = windowed(sourceOf(metric, p, accountId, businessHours), p, w);
   let sql: string;
   if (dim === 'label') {
     const join = src.from.startsWith('conversations')
@@ -208,4 +213,160 @@ export async function trafficByHour(db: Executor, accountId: number, w: Window, 
     if (hours) hours[row.h] = Number(row.n);
   }
   return [...days.entries()];
+}
+
+/** The rollups' metric (migration 004) of a report metric. */
+function rollupMetric(metric: Metric): string {
+  if (metric === 'conversations_count') return 'conversations';
+  if (metric === 'incoming_messages_count') return 'incoming';
+  if (metric === 'outgoing_messages_count') return 'outgoing';
+  return EVENT_OF[metric] as string;
+}
+
+/** Rollups hold hours for the account only. */
+const grainsOf = (dim: 'account' | Dimension): Grain[] => (dim === 'account' ? ['month', 'day', 'hour'] : ['month', 'day']);
+
+/**
+ * The rows a rollup metric counts, for the raw pieces: each source table once, with the rollup
+ * metric each row is (`m`), its agent, team and inbox, its value; the same rows rollup_items
+ * (migration 004) counts.
+ */
+function rawSources(metrics: readonly string[], p: Params, account: string, businessHours: boolean): Array<{ from: string; where: string[]; t: string; m: string; v: string; dims: Record<Dimension, string> }> {
+  const out = [];
+  const events = metrics.filter((m) => !['conversations', 'incoming', 'outgoing'].includes(m));
+  if (events.length > 0) {
+    out.push({
+      from: 'reporting_events r',
+      where: [`r.account_id = ${account}`, `r.name = ANY(${p.add(events)}::text[])`],
+      t: 'r.created_at',
+      m: 'r.name',
+      v: businessHours ? 'r.value_in_business_hours' : 'r.value',
+      dims: { agent: 'r.user_id', team: 'r.team_id', inbox: 'r.inbox_id' },
+    });
+  }
+  const types = [...(metrics.includes('incoming') ? [0] : []), ...(metrics.includes('outgoing') ? [1] : [])];
+  if (types.length > 0) {
+    out.push({
+      from: 'conversation_facts f',
+      where: [`f.account_id = ${account}`, "f.kind = 'message'", `f.message_type = ANY(${p.add(types)}::smallint[])`, 'NOT f.private'],
+      t: 'f.at',
+      m: "CASE f.message_type WHEN 0 THEN 'incoming' ELSE 'outgoing' END",
+      v: '0',
+      dims: { agent: "CASE WHEN f.message_type = 0 THEN f.assignee_id WHEN f.sender_type = 'User' THEN f.sender_id END", team: 'f.team_id', inbox: 'f.inbox_id' },
+    });
+  }
+  if (metrics.includes('conversations')) {
+    out.push({ from: 'conversations c', where: [`c.account_id = ${account}`, 'NOT c.deleted'], t: 'c.created_at', m: "'conversations'", v: '0', dims: { agent: 'c.assignee_id', team: 'c.team_id', inbox: 'c.inbox_id' } });
+  }
+  return out;
+}
+
+/** Totals by rollup metric, then by key (a piece's `k`, or an agent, team or inbox id). */
+type Totals = Map<string, Map<string, Total>>;
+
+/**
+ * Metrics over pieces of time (src/reports/pieces.ts), grouped by piece key (`k`) or by agent,
+ * team or inbox (`by`): the whole hours, days and months from the rollups, the rest (`raw`
+ * pieces) from the rows themselves. One statement, each piece one index range read (a lateral
+ * per piece). Sums are exact (numeric) whichever way they are added.
+ */
+async function fromPieces(
+  db: Executor,
+  metrics: readonly Metric[],
+  accountId: number,
+  dim: 'account' | Dimension,
+  dimId: number | null,
+  by: 'k' | Dimension,
+  pieces: Piece[],
+  businessHours: boolean,
+): Promise<Totals> {
+  if (pieces.length === 0) return new Map();
+  const names = [...new Set(metrics.map(rollupMetric))].sort();
+  const p = new Params();
+  const a = p.add(accountId);
+  const pk = p.add(pieces.map((x) => x.k));
+  const pg = p.add(pieces.map((x) => x.grain));
+  const pa = p.add(pieces.map((x) => new Date(x.a)));
+  const pb = p.add(pieces.map((x) => new Date(x.b)));
+  const ps = p.add(pieces.map((x) => x.sign));
+  const id = dim === 'account' ? null : p.add(dimId);
+  const rollWhere = [`r.account_id = ${a}`, `r.metric = ANY(${p.add(names)}::text[])`, `r.dim = ${p.add(by === 'k' ? dim : by)}`, 'r.grain = p.grain', 'r.bucket >= p.a', 'r.bucket < p.b'];
+  if (id) rollWhere.push(`r.dim_id = ${id}`);
+  else if (by === 'k') rollWhere.push('r.dim_id = 0');
+  const parts = [
+    `SELECT x.m, ${by === 'k' ? 'p.k::text' : 'x.key'} AS key, p.sign * x.n AS n, p.sign * x.s AS s FROM p CROSS JOIN LATERAL (
+       SELECT r.metric AS m, ${by === 'k' ? '' : 'r.dim_id::text AS key, '}sum(r.n) AS n, sum(${businessHours ? 'r.v_bh' : 'r.v'}) AS s
+         FROM rollups r WHERE ${rollWhere.join(' AND ')} GROUP BY r.metric${by === 'k' ? '' : ', r.dim_id'}) x
+      WHERE p.grain <> 'raw'`,
+  ];
+  for (const src of rawSources(names, p, a, businessHours)) {
+    const where = [...src.where, `${src.t} >= p.a`, `${src.t} < p.b`];
+    if (id) where.push(`${src.dims[dim as Dimension]} = ${id}`);
+    if (by !== 'k') where.push(`${src.dims[by]} IS NOT NULL`);
+    parts.push(
+      `SELECT x.m, ${by === 'k' ? 'p.k::text' : 'x.key'} AS key, p.sign * x.n AS n, p.sign * x.s AS s FROM p CROSS JOIN LATERAL (
+         SELECT ${src.m} AS m, ${by === 'k' ? '' : `${src.dims[by]}::text AS key, `}count(*) AS n, sum((${src.v})::numeric) AS s
+           FROM ${src.from} WHERE ${where.join(' AND ')} GROUP BY 1${by === 'k' ? '' : ', 2'}) x
+        WHERE p.grain = 'raw'`,
+    );
+  }
+  const text = `
+    WITH p AS (SELECT * FROM unnest(${pk}::int[], ${pg}::text[], ${pa}::timestamptz[], ${pb}::timestamptz[], ${ps}::int[]) AS p(k, grain, a, b, sign))
+    SELECT m, key, sum(n)::bigint AS n, sum(s)::float8 AS s FROM (${parts.join('\n UNION ALL \n')}) y GROUP BY m, key HAVING sum(n) <> 0 OR sum(s) <> 0`;
+  // Planned for its values each time: a generic plan, blind to how many pieces there are and how
+  // big the tables are, scans the rollups once per piece on a small account.
+  const r = await db.query<{ m: string; key: string; n: string; s: number | null }>(text, p.values);
+  const out: Totals = new Map();
+  for (const row of r.rows) {
+    let m = out.get(row.m);
+    if (!m) out.set(row.m, (m = new Map()));
+    m.set(row.key, { count: Number(row.n), sum: row.s ?? 0 });
+  }
+  return out;
+}
+
+const none: Total = { count: 0, sum: 0 };
+const totalOf = (t: Totals, metric: Metric, key: string): Total => t.get(rollupMetric(metric))?.get(key) ?? none;
+
+/** Metrics over each of some windows (a summary's and its `previous`): per window, each one's count and the sum of its values. */
+export async function metricTotals<M extends Metric>(db: Executor, metrics: readonly M[], scope: Scope, windows: readonly Window[], businessHours: boolean): Promise<Array<Record<M, Total>>> {
+  if (scope.type === 'label') {
+    return Promise.all(
+      windows.map(async (w) => {
+        const list = await Promise.all(metrics.map((m) => rawTotal(db, m, scope, w, businessHours)));
+        return Object.fromEntries(metrics.map((m, i) => [m, list[i]])) as Record<M, Total>;
+      }),
+    );
+  }
+  const dim = scope.type === 'account' ? 'account' : scope.type;
+  const pieces = piecesOf(windows.map((w, k) => ({ k, a: w.since.getTime(), b: w.until.getTime() })), grainsOf(dim));
+  const t = await fromPieces(db, metrics, scope.accountId, dim, scope.id, 'k', pieces, businessHours);
+  return windows.map((_, k) => Object.fromEntries(metrics.map((m) => [m, totalOf(t, m, String(k))])) as Record<M, Total>);
+}
+
+/**
+ * The metric per bucket over the window, every bucket present (empty ones 0): buckets start at
+ * local midnight (hour, month, year, Sunday for weeks) `offsetSeconds` east of UTC; `timestamp` is
+ * the bucket's start in unix seconds.
+ */
+export async function metricSeries(db: Executor, metric: Metric, scope: Scope, w: Window, businessHours: boolean, groupBy: GroupBy, offsetSeconds: number): Promise<Bucket[]> {
+  if (scope.type === 'label') return rawSeries(db, metric, scope, w, businessHours, groupBy, offsetSeconds);
+  const dim = scope.type === 'account' ? 'account' : scope.type;
+  const buckets = bucketsOf(w.since.getTime(), w.until.getTime(), groupBy, offsetSeconds);
+  const t = await fromPieces(db, [metric], scope.accountId, dim, scope.id, 'k', piecesOf(buckets, grainsOf(dim)), businessHours);
+  return buckets.map((b) => {
+    const total = totalOf(t, metric, String(b.k));
+    return { timestamp: b.start / 1000, count: total.count, sum: total.sum };
+  });
+}
+
+/** Metrics over the window per agent, team, inbox (rows without one are left out) or label: metric, then key. */
+export async function metricsByDimension<M extends Metric>(db: Executor, metrics: readonly M[], accountId: number, dim: Dimension | 'label', w: Window, businessHours: boolean): Promise<Record<M, Map<string, Total>>> {
+  if (dim === 'label') {
+    const list = await Promise.all(metrics.map((m) => rawByDimension(db, m, accountId, dim, w, businessHours)));
+    return Object.fromEntries(metrics.map((m, i) => [m, list[i]])) as Record<M, Map<string, Total>>;
+  }
+  const pieces = piecesOf([{ k: 0, a: w.since.getTime(), b: w.until.getTime() }], grainsOf(dim));
+  const t = await fromPieces(db, metrics, accountId, 'account', null, dim, pieces, businessHours);
+  return Object.fromEntries(metrics.map((m) => [m, t.get(rollupMetric(m)) ?? new Map()])) as Record<M, Map<string, Total>>;
 }

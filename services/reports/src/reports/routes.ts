@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { NotFoundError, routeKit, type Executor, type Peers, type ProjectionKit } from '@parley/shared';
-import { labelTitle, metricSeries, metricTotal, AVERAGE_METRICS, type Scope, type Window } from './queries';
+import { labelTitle, metricSeries, metricTotals, AVERAGE_METRICS, type Scope, type Window } from './queries';
 import { readReportQuery, reportQueryDoc, type Metric, type ReportQuery } from './params';
 
 export interface ReportsDeps {
@@ -41,9 +41,10 @@ export async function scopeOf(deps: ReportsDeps, accountId: number, q: ReportQue
 /** An average, or null when nothing was measured (Chatwoot's summary shows null). */
 export const average = (t: { count: number; sum: number }) => (t.count === 0 ? null : t.sum / t.count);
 
-async function summaryOf(db: Executor, scope: Scope, w: Window, businessHours: boolean) {
-  const totals = await Promise.all(SUMMARY_METRICS.map((m) => metricTotal(db, m, scope, w, businessHours)));
-  return Object.fromEntries(SUMMARY_METRICS.map((m, i) => [m, AVERAGE_METRICS.has(m) ? average(totals[i]!) : totals[i]!.count])) as Record<(typeof SUMMARY_METRICS)[number], number | null>;
+/** The summary's numbers for each window, in one read. */
+async function summariesOf(db: Executor, scope: Scope, windows: Window[], businessHours: boolean) {
+  const totals = await metricTotals(db, SUMMARY_METRICS, scope, windows, businessHours);
+  return totals.map((t) => Object.fromEntries(SUMMARY_METRICS.map((m) => [m, AVERAGE_METRICS.has(m) ? average(t[m]) : t[m].count])) as Record<(typeof SUMMARY_METRICS)[number], number | null>);
 }
 
 const point = z.object({ value: z.number(), timestamp: z.number().int().describe('Start of the bucket, unix seconds'), count: z.number().int().optional().describe('Averages only: how many values the bucket averages') });
@@ -102,10 +103,7 @@ export const reportRoutes = [
       const q = readReportQuery(query as Record<string, unknown>);
       const scope = await scopeOf(deps, accountId, q, ctx.requestId);
       const length = q.until.getTime() - q.since.getTime();
-      const [current, previous] = await Promise.all([
-        summaryOf(pool, scope, q, q.businessHours),
-        summaryOf(pool, scope, { since: new Date(q.since.getTime() - length), until: q.since }, q.businessHours),
-      ]);
+      const [current, previous] = await summariesOf(pool, scope, [q, { since: new Date(q.since.getTime() - length), until: q.since }], q.businessHours);
       return { ...current, previous };
     },
   }),

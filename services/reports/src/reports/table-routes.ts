@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { NotFoundError, ValidationError, queryInt, type Executor, type Peers, type ProjectionKit } from '@parley/shared';
-import { metricByDimension, metricTotal, type Dimension, type Total, type Window } from './queries';
+import { metricsByDimension, metricTotals, type Dimension, type Total, type Window } from './queries';
 import { readReportQuery, reportQueryDoc, type Metric } from './params';
 import { liveCounts, liveCountsBy } from './live';
 
@@ -27,7 +27,8 @@ export type SummaryRow = { id: number; name?: string } & Record<string, number |
  * (labels: 0, as Chatwoot).
  */
 export async function summaryTable(db: Executor, accountId: number, dim: Dimension | 'label', ids: Array<{ id: number; key: string; name?: string }>, w: Window, businessHours: boolean): Promise<SummaryRow[]> {
-  const columns = await Promise.all(COLUMNS.map(([, metric]) => metricByDimension(db, metric, accountId, dim, w, businessHours)));
+  const byMetric = await metricsByDimension(db, COLUMNS.map(([, metric]) => metric), accountId, dim, w, businessHours);
+  const columns = COLUMNS.map(([, metric]) => byMetric[metric]);
   return ids.map(({ id, key, name }) => {
     const row: SummaryRow = { id, ...(name !== undefined ? { name } : {}) } as SummaryRow;
     COLUMNS.forEach(([column, , kind], i) => {
@@ -41,7 +42,8 @@ export async function summaryTable(db: Executor, accountId: number, dim: Dimensi
 /** Ids seen in the numbers of a dimension. */
 async function idsInNumbers(db: Executor, accountId: number, dim: Dimension, w: Window): Promise<number[]> {
   const seen = new Set<number>();
-  for (const [, metric] of COLUMNS) for (const k of (await metricByDimension(db, metric, accountId, dim, w, false)).keys()) seen.add(Number(k));
+  const byMetric = await metricsByDimension(db, COLUMNS.map(([, metric]) => metric), accountId, dim, w, false);
+  for (const m of Object.values(byMetric)) for (const k of m.keys()) seen.add(Number(k));
   return [...seen];
 }
 
@@ -68,8 +70,8 @@ export async function summaryRowsFor(deps: TableDeps, accountId: number, dim: Di
 
 export async function botSummary(db: Executor, accountId: number, w: Window) {
   const scope = { accountId, type: 'account' as const, id: null, label: null };
-  const [resolutions, handoffs] = await Promise.all([metricTotal(db, 'bot_resolutions_count', scope, w, false), metricTotal(db, 'bot_handoffs_count', scope, w, false)]);
-  return { bot_resolutions_count: resolutions.count, bot_handoffs_count: handoffs.count };
+  const [t] = await metricTotals(db, ['bot_resolutions_count', 'bot_handoffs_count'], scope, [w], false);
+  return { bot_resolutions_count: t!.bot_resolutions_count.count, bot_handoffs_count: t!.bot_handoffs_count.count };
 }
 
 export const liveCountsResponse = z.object({
