@@ -82,4 +82,14 @@ describe('StreamLog (Redis Streams)', () => {
     expect(await log.canResumeAfter(log.accountStream(999), '1-0')).toBe(false);
     expect(await log.canResumeAfter(log.accountStream(999), '0-0')).toBe(true);
   });
+
+  it('when ids are compared, then the order is the numeric one, leading zeros included', () => {
+    const ids = ['0-0', '0-1', '1-0', '9-9', '10-0', '10-2', '10-10', '1700000000000-0', '1700000000000-7', '1700000000001-0', '99999999999999-0'];
+    for (const [i, a] of ids.entries()) {
+      for (const [j, b] of ids.entries()) expect(compareIds(a, b)).toBe(Math.sign(i - j));
+    }
+    expect(compareIds('0010-0', '9-0')).toBe(1);
+    expect(compareIds('10-01', '10-1')).toBe(0);
+    expect(compareIds('10-002', '10-10')).toBe(-1);
+  });
 });

@@ -21,6 +21,11 @@ export interface CableDeps {
   metrics: RealtimeMetrics;
 }
 
+/** A data frame's end, after its `message`. */
+const FRAME_END = Buffer.from('}');
+/** Frames are text (JSON), bytes included. */
+const TEXT = { binary: false } as const;
+
 /** One socket: its subscriptions by identifier, and its frame budget. */
 class Connection {
   readonly subs = new Map<string, Subscription>();
@@ -29,8 +34,14 @@ class Connection {
   frames = 0;
   windowStart = Date.now();
   closed = false;
+  /** Its socket holds this tick's frames back, to write them in one go. */
+  corked = false;
   constructor(readonly ws: WebSocket) {}
 }
+
+/** The TCP socket under a `ws` WebSocket (not in its typings). */
+type Corkable = { cork(): void; uncork(): void };
+const socketOf = (ws: WebSocket): Corkable | undefined => (ws as unknown as { _socket?: Corkable })._socket;
 
 /**
  * The `/cable` endpoint: Rails ActionCable's v1 JSON protocol over `ws`, with `RoomChannel` as
@@ -42,6 +53,10 @@ export class CableServer {
   private readonly wss: WebSocketServer;
   private readonly connections = new Set<Connection>();
   private readonly pinger: NodeJS.Timeout;
+  /** Connections corked this tick, and the frames delivered: settled once the tick's entries are all sent. */
+  private readonly corked: Connection[] = [];
+  private delivered = 0;
+  private settling = false;
 
   constructor(private readonly deps: CableDeps) {
     this.wss = new WebSocketServer({
@@ -181,10 +196,17 @@ export class CableServer {
       else resync = true;
     }
     if (conn.closed) return;
+    // Every data frame of this subscription begins with its identifier: encoded once.
+    const head = Buffer.from(`{"identifier":${JSON.stringify(identifier)},"message":`);
     const sub = new Subscription(identifier, grant, stream, {
       message: (id, message) => {
         this.deps.metrics.delivered.inc();
         this.send(conn, frames.message(id, message));
+      },
+      event: (_id, e) => {
+        // The entry's `message` is serialised once for every subscriber of every connection.
+        e.message ??= Buffer.from(JSON.stringify({ event: e.body.event, data: e.body.data, id: e.id }));
+        this.sendEvent(conn, Buffer.concat([head, e.message, FRAME_END]));
       },
       ended: (id) => {
         conn.subs.get(id)?.close(hub);
@@ -214,14 +236,47 @@ export class CableServer {
     if (!conn.closed && conn.subs.has(identifier)) this.send(conn, frames.message(identifier, { event: 'presence.update', data }));
   }
 
-  private send(conn: Connection, frame: string): void {
+  /**
+   * An event's data frame. The entries a read brings reach every subscriber in one synchronous
+   * pass; each socket is corked for it, so all of its frames leave in one write at the end of the
+   * tick instead of a system call each.
+   */
+  private sendEvent(conn: Connection, frame: Buffer): void {
+    if (!conn.corked && !conn.closed) {
+      const socket = socketOf(conn.ws);
+      if (socket) {
+        socket.cork();
+        conn.corked = true;
+        this.corked.push(conn);
+      }
+    }
+    this.delivered++;
+    if (!this.settling) {
+      this.settling = true;
+      process.nextTick(() => this.settle());
+    }
+    this.send(conn, frame);
+  }
+
+  private settle(): void {
+    this.settling = false;
+    for (const conn of this.corked.splice(0)) {
+      conn.corked = false;
+      socketOf(conn.ws)?.uncork();
+    }
+    this.deps.metrics.delivered.inc(this.delivered);
+    this.delivered = 0;
+  }
+
+  /** A text frame (JSON, as a string or its UTF-8 bytes). */
+  private send(conn: Connection, frame: string | Buffer): void {
     if (conn.closed || conn.ws.readyState !== conn.ws.OPEN) return;
     if (conn.ws.bufferedAmount > this.deps.config.REALTIME_MAX_BUFFERED_BYTES) {
       // A client that does not read: drop it rather than hold its backlog; it resumes on reconnect.
       conn.ws.terminate();
       return;
     }
-    conn.ws.send(frame);
+    conn.ws.send(frame, TEXT);
   }
 
   private disconnect(conn: Connection, reason: DisconnectReason, reconnect: boolean): void {

@@ -6,6 +6,8 @@ import { compareIds, type EntryBody, type StreamEntry, type StreamLog } from '..
 export interface SubscriptionOutput {
   /** A data frame `{identifier, message}`. */
   message(identifier: string, message: Record<string, unknown>): void;
+  /** A data frame of an event entry (its `message` serialised once, whoever gets it). */
+  event(identifier: string, entry: StreamEntry & { body: { kind: 'event' } }): void;
   /** The subscription was ended by the server (access revoked): `reject_subscription`. */
   ended(identifier: string): void;
 }
@@ -84,7 +86,7 @@ export class Subscription implements StreamListener {
         continue;
       }
       if (!this.sees(e.body)) continue;
-      this.out.message(this.identifier, { event: e.body.event, data: e.body.data, id: e.id });
+      this.out.event(this.identifier, e as StreamEntry & { body: { kind: 'event' } });
     }
   }
 

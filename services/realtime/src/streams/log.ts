@@ -34,6 +34,8 @@ export interface StreamEntry {
   /** The Redis Streams id (`<ms>-<seq>`): increasing within a stream. */
   id: string;
   body: EntryBody;
+  /** An event's `message` of the data frame (`{event, data, id}`) as UTF-8, made once for all its subscribers. */
+  message?: Buffer;
 }
 
 const STREAM_ID = /^(\d{1,20})-(\d{1,20})$/;
@@ -42,8 +44,21 @@ export function isStreamId(s: string): boolean {
   return STREAM_ID.test(s);
 }
 
-/** Orders two stream ids (`<ms>-<seq>`). */
+/** Orders two decimal integers written without leading zeros: by length, then digit by digit. */
+function compareDigits(a: string, b: string): number {
+  if (a.length !== b.length) return a.length < b.length ? -1 : 1;
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+/** Orders two stream ids (`<ms>-<seq>`): once per entry and subscriber, so without BigInt when it can. */
 export function compareIds(a: string, b: string): number {
+  if (a === b) return 0;
+  const ai = a.indexOf('-');
+  const bi = b.indexOf('-');
+  // Redis writes no leading zeros; a client's id might (`0001-0`): then the slow path.
+  if (ai > 0 && bi > 0 && (a[0] !== '0' || ai === 1) && (b[0] !== '0' || bi === 1) && (a[ai + 1] !== '0' || a.length === ai + 2) && (b[bi + 1] !== '0' || b.length === bi + 2)) {
+    return compareDigits(a.slice(0, ai), b.slice(0, bi)) || compareDigits(a.slice(ai + 1), b.slice(bi + 1));
+  }
   const [am = '0', as = '0'] = a.split('-');
   const [bm = '0', bs = '0'] = b.split('-');
   const d = BigInt(am) - BigInt(bm) || BigInt(as) - BigInt(bs);
