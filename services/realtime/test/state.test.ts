@@ -1,6 +1,9 @@
 import { Pool } from 'pg';
 import { createTestDatabase, type TestDatabase } from '@parley/testkit';
-import { readState, recordMessage, unreadCount } from '../src/fanout/state';
+import { randomUUID } from 'node:crypto';
+import { NotFoundError, ProjectionKit, type EventEnvelope, type Peers } from '@parley/shared';
+import { BatchCache } from '../src/fanout/batch';
+import { createdMs, readState, readStates, recordMessage, unreadCount } from '../src/fanout/state';
 
 /** The channel's conversation state against a real Postgres: the last chat message by version, the latest incoming messages. */
 describe('conversation state', () => {
@@ -51,5 +54,47 @@ describe('conversation state', () => {
     // A private note or an outgoing message touches neither.
     const reply = msg(200, '2026-01-01T11:01:00.000Z', 'reply');
     expect((await recordMessage(pg, 1, 2, null, reply, { last: null, incoming: false })).incoming).toHaveLength(10);
+  });
+
+  it('when a batch of message events is handled in memory, then each event sees the state one at a time would give it, and the written state is the same', async () => {
+    // Owners that know nothing (every copy is a 404): the copies are not what this test is about.
+    const missing = async () => {
+      throw new NotFoundError();
+    };
+    const peers = { contacts: { contact: missing }, identity: { agent: missing, team: missing, agentBot: missing }, conversations: { inbox: missing } } as unknown as Peers;
+    const kit = new ProjectionKit({ log: { warn: () => undefined } as never, peers });
+    const conv = (id: number) => ({ id, display_id: id, uuid: randomUUID(), account_id: 3, inbox_id: 1, status: 'open', priority: null, labels: [], assignee_id: null, team_id: null, contact_id: null, contact_inbox_id: null, snoozed_until: null, custom_attributes: {}, additional_attributes: {}, muted: false, waiting_since: null, first_reply_created_at: null, last_activity_at: 0, created_at: 0 });
+    const messages = [
+      { id: 301, message_type: 0, at: '2026-01-01T12:00:01.000Z' },
+      { id: 302, message_type: 1, at: '2026-01-01T12:00:02.000Z' },
+      { id: 303, message_type: 0, at: '2026-01-01T12:00:03.000Z' },
+      { id: 302, message_type: 1, at: '2026-01-01T12:00:04.000Z', edit: true },
+    ];
+    const run = async (convId: number, batched: boolean) => {
+      const c = conv(convId);
+      const events = messages.map((m) => ({
+        id: randomUUID(), type: m.edit ? 'message.updated' : 'message.created', actor: { type: 'system', id: null }, account_id: 3, occurred_at: m.at,
+        data: { id: m.id, message_type: m.message_type, private: false, created_at: Math.floor(Date.parse(m.at) / 1000), updated_at: m.at, content: m.edit ? 'edited' : `m${m.id}`, sender_type: null, sender_id: null, conversation: c },
+      })) as unknown as EventEnvelope[];
+      const cache = batched ? await BatchCache.prefetch(pg, kit, events, readStates) : null;
+      if (batched) expect(cache).not.toBeNull();
+      const seen = [];
+      for (const e of events) {
+        const msg = e.data as unknown as { id: number; message_type: number; created_at: number; updated_at: string; content: string };
+        const last = { id: msg.id, content: msg.content, updated_at: msg.updated_at };
+        const incoming = e.type === 'message.created' && msg.message_type === 0;
+        const state = cache
+          ? cache.recordMessage(c as never, msg, { last, incoming: incoming ? [msg.id, createdMs(msg)] : null })
+          : await recordMessage(pg, 3, convId, null, msg, { last, incoming });
+        seen.push({ last: state?.lastMessage, unread: unreadCount(state!, null) });
+      }
+      await cache?.flush(pg);
+      return { seen, stored: await readState(pg, 3, convId, null) };
+    };
+    const oneAtATime = await run(50, false);
+    const batched = await run(51, true);
+    expect(batched).toEqual(oneAtATime);
+    expect(batched.seen.map((s) => s.unread)).toEqual([1, 1, 2, 2]);
+    expect(batched.stored.lastMessage).toMatchObject({ id: 303 });
   });
 });

@@ -6,7 +6,8 @@ import type { Grants } from '../auth/grants';
 import type { RealtimeMetrics } from '../metrics';
 import type { EntryBody, EventEntry, StreamLog } from '../streams/log';
 import { PushPayloads } from './payloads';
-import { claimFirstReply, keepSourceId, recordMessage, touchCacheKey, type CacheKey } from './state';
+import { BatchCache } from './batch';
+import { claimFirstReply, createdMs, keepSourceId, readStates, recordMessage, touchCacheKey, type CacheKey } from './state';
 
 export interface FanoutDeps {
   streamLog: StreamLog;
@@ -69,10 +70,13 @@ export function fanoutConsumer(deps: FanoutDeps): FanoutConsumer {
   const handle = async (tx: PoolClient, events: EventEnvelope[], handleOne: (tx: PoolClient, event: EventEnvelope) => Promise<void>) => {
     pending = [];
     try {
+      payloads.cache = await BatchCache.prefetch(tx, projections, events, readStates);
       for (const event of events) await handleOne(tx, event);
+      await payloads.cache?.flush(tx);
       await appendPending();
     } finally {
       pending = [];
+      payloads.cache = null;
     }
   };
   const control = (accountId: number, body: Omit<Extract<EntryBody, { kind: 'control' }>, 'kind'>): Entry => ({ stream: log.accountStream(accountId), body: { kind: 'control', ...body } });
@@ -87,7 +91,9 @@ export function fanoutConsumer(deps: FanoutDeps): FanoutConsumer {
       // Chatwoot's `messages.chat.last` (what conversation push data shows as `messages`) and the
       // incoming messages its unread count counts, kept before the payloads read them.
       const { conversation: _conversation, ...message } = msg;
-      const state = await payloads.withSource(tx, conv, await recordMessage(tx, conv.account_id, conv.id, conv.contact_inbox_id, msg, { last: chat ? message : null, incoming: created && msg.message_type === 0 }));
+      const incoming = created && msg.message_type === 0;
+      const inBatch = payloads.cache?.recordMessage(conv, msg, { last: chat ? message : null, incoming: incoming ? [msg.id, createdMs(msg)] : null });
+      const state = await payloads.withSource(tx, conv, inBatch ?? (await recordMessage(tx, conv.account_id, conv.id, conv.contact_inbox_id, msg, { last: chat ? message : null, incoming })));
       const data = await payloads.message(tx, msg, state, created ? null : event.changes, event.actor, requestId);
       const entries = conversationEntries(log, conv, event.type, data, chat);
       if (created) {

@@ -2,6 +2,7 @@ import {
   AppError, contactPushData, conversationData, messagePushData, userPushData,
   type ConversationSnapshot, type Executor, type Logger, type MessageSnapshot, type Peers, type ProjectionKit, type PushAgent, type PushContext,
 } from '@parley/shared';
+import type { BatchCache } from './batch';
 import { keepSourceId, readState, unreadCount, type ConversationState } from './state';
 
 type Json = Record<string, unknown>;
@@ -23,6 +24,9 @@ const performerId = (p: Performer): number | null => (p?.type === 'user' && type
  * re-reads, #10876; here every one keeps it).
  */
 export class PushPayloads {
+  /** What the batch being handled read at once (states and copies), when it could. */
+  cache: BatchCache | null = null;
+
   /** Until when the owners are not asked (after one failed to answer), by owner. */
   private readonly downUntil = new Map<'contacts' | 'identity', number>();
 
@@ -35,7 +39,7 @@ export class PushPayloads {
 
   /** The conversation's state, unless the caller has it already (a message's write answers it). */
   async state(db: Executor, conv: ConversationSnapshot): Promise<ConversationState> {
-    return this.withSource(db, conv, await readState(db, conv.account_id, conv.id, conv.contact_inbox_id));
+    return this.withSource(db, conv, this.cache?.state(conv) ?? (await readState(db, conv.account_id, conv.id, conv.contact_inbox_id)));
   }
 
   /**
@@ -48,6 +52,7 @@ export class PushPayloads {
     const found = await this.ask('contacts', () => this.peers.contacts.contactInboxById(conv.account_id, conv.contact_inbox_id as number));
     if (!found) return state;
     await keepSourceId(db, conv.account_id, found.contact_inbox.id, found.contact_inbox.source_id);
+    this.cache?.setSource(conv, found.contact_inbox.source_id);
     return { ...state, sourceId: found.contact_inbox.source_id };
   }
 
@@ -72,12 +77,8 @@ export class PushPayloads {
   private async context(db: Executor, conv: ConversationSnapshot, state: ConversationState, extra: { users?: number[]; bots?: number[] } = {}, requestId?: string): Promise<PushContext> {
     const last = state.lastMessage;
     const lastSender = last?.['sender_type'] === 'User' && typeof last['sender_id'] === 'number' ? [last['sender_id']] : [];
-    const copies = await this.projections.readThroughKinds(
-      db,
-      conv.account_id,
-      { inbox: [conv.inbox_id], contact: [conv.contact_id], agent: [conv.assignee_id, ...lastSender, ...(extra.users ?? [])], agent_bot: extra.bots ?? [], team: [conv.team_id] },
-      { requestId },
-    );
+    const wanted = { inbox: [conv.inbox_id], contact: [conv.contact_id], agent: [conv.assignee_id, ...lastSender, ...(extra.users ?? [])], agent_bot: extra.bots ?? [], team: [conv.team_id] };
+    const copies = this.cache?.copiesFor(conv.account_id, wanted) ?? (await this.projections.readThroughKinds(db, conv.account_id, wanted, { requestId }));
     return {
       inbox: copies.inbox.get(conv.inbox_id) ?? null,
       contact: conv.contact_id === null ? null : (copies.contact.get(conv.contact_id) ?? null),

@@ -38,6 +38,13 @@ export async function readState(db: Executor, accountId: number, conversationId:
   return stateOf(rows[0]);
 }
 
+/** A message that may be the conversation's last: its push JSON, id and version. */
+export interface LastMessage {
+  json: Json;
+  id: number;
+  version: string | null;
+}
+
 export interface RecordedMessage {
   id: number;
   created_at: number;
@@ -59,6 +66,22 @@ export async function recordMessage(
   contactInboxId: number | null,
   message: RecordedMessage,
   o: { last: Json | null; incoming: boolean },
+): Promise<ConversationState> {
+  return recordMessages(db, accountId, conversationId, contactInboxId, o.last === null ? null : { json: o.last, id: message.id, version: message.updated_at ?? null }, o.incoming ? [[message.id, createdMs(message)]] : []);
+}
+
+/**
+ * `recordMessage` for several messages of one conversation at once (a batch): `last` the newest
+ * of them that may be the last message, `incoming` every new incoming message. The merge is the
+ * same whatever the order, so a replica writing the conversation meanwhile loses nothing.
+ */
+export async function recordMessages(
+  db: Executor,
+  accountId: number,
+  conversationId: number,
+  contactInboxId: number | null,
+  last: LastMessage | null,
+  incoming: Array<[number, number]>,
 ): Promise<ConversationState> {
   const { rows } = await db.query<StateRow>(
     `WITH up AS (
@@ -82,14 +105,30 @@ export async function recordMessage(
     [
       accountId,
       conversationId,
-      o.last === null ? null : JSON.stringify(o.last),
-      o.last === null ? null : message.id,
-      o.last === null ? null : (message.updated_at ?? null),
-      JSON.stringify(o.incoming ? [[message.id, createdMs(message)]] : []),
+      last === null ? null : JSON.stringify(last.json),
+      last === null ? null : last.id,
+      last === null ? null : last.version,
+      // Newest first, at most 10, each once: what the update's merge keeps (an insert keeps it as given).
+      JSON.stringify([...new Map(incoming.map((e) => [e[0], e] as const)).values()].sort((a, b) => b[0] - a[0]).slice(0, 10)),
       contactInboxId,
     ],
   );
   return stateOf(rows[0]);
+}
+
+/** The states of several conversations (a batch's), by `account:conversation`, in one query. */
+export async function readStates(db: Executor, convs: Array<{ account_id: number; id: number; contact_inbox_id: number | null }>): Promise<Map<string, ConversationState>> {
+  const out = new Map<string, ConversationState>();
+  if (convs.length === 0) return out;
+  const { rows } = await db.query<StateRow & { account_id: number; conversation_id: number }>(
+    `SELECT w.a AS account_id, w.c AS conversation_id, s.last_message, s.incoming,
+            (SELECT source_id FROM contact_inbox_sources WHERE account_id = w.a AND contact_inbox_id = w.ci) AS source_id
+       FROM unnest($1::int[], $2::int[], $3::int[]) AS w (a, c, ci)
+       LEFT JOIN conversation_state s ON s.account_id = w.a AND s.conversation_id = w.c`,
+    [convs.map((c) => c.account_id), convs.map((c) => c.id), convs.map((c) => c.contact_inbox_id)],
+  );
+  for (const r of rows) out.set(`${r.account_id}:${r.conversation_id}`, stateOf(r));
+  return out;
 }
 
 /** True the first time it is asked for a conversation (`first.reply.created` goes out once). */
