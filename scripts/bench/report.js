@@ -298,25 +298,30 @@ other engineers' test runs included): only the former is in the sums.
 
 ## Other benchmarks
 
-- \`pnpm --filter @parley/realtime bench\` (against a running stack; \`ulimit -n 65536\` first) holds
-  \`BENCH_CABLE_IDLE\` (10,000) subscribed sockets straight to the realtime service and reads its resident
-  memory (target < 1 GB), then posts agent messages at \`BENCH_CABLE_RATE\` (200/s) to an account with
-  \`BENCH_CABLE_SUBSCRIBERS\` (1,000) subscribers and reports the time from each API answer to each
-  socket's frame (target p99 ≤ 100 ms; a frame that beats the answer counts as 0 ms; refused posts are
-  counted and left out). Last run 2026-11-24 09:10 UTC, one realtime process of a \`pnpm start\` stack
-  (\`PORT_OFFSET=500\`), **scaled down** because other engineers' test suites loaded the shared 2-core
-  machine (load average 18-21 throughout; the full 10,000 sockets at 200 posts/s would have taken it over):
-  - 5,000 idle subscribed sockets: confirmed in 15.5 s; realtime RSS 169 MB before, 232 MB with them
-    (about 13 KB per socket: 10,000 would be near 300 MB, target < 1 GB).
-  - 500 concurrent first subscribes of one token right after a restart: all confirmed in 2.0 s (before
-    owner checks of one token were shared, 63 of 200 were told to reconnect: owner calls timed out).
-  - 500 subscribers, 50 posts/s for 10 s: 27/s achieved, 186 of 500 posts refused (503: the conversations
-    service's Postgres pool timed out connecting to the overloaded shared Postgres); frames p50 4.1 s,
-    p99 7.3 s after the API answer; 42,000 of 157,000 frames in 3 s after the last post.
-  - 100 subscribers, 20 posts/s for 10 s: 11/s achieved, 107 of 200 refused (same cause); frames p50
-    293 ms, p99 3.4 s; 7,900 of 9,300 frames in 3 s after the last post.
-  - Not met here: the latency target and the full scale; these latencies measure the overloaded machine,
-    not the channel. Re-run on a quiet machine.
+- \`pnpm --filter @parley/realtime bench\` (against a running stack, \`ulimit -n 20000\` first; settings in
+  \`services/realtime/bench/cable.js\`): \`BENCH_CABLE_IDLE\` (10,000) subscribed sockets straight to one realtime
+  process, its resident memory and CPU while they idle (target < 1 GB); then \`BENCH_CABLE_SUBSCRIBERS\` (1,000)
+  subscribers of one account while \`message.created\` events enter the conversations outbox (copies of a real
+  message's event) at \`BENCH_CABLE_RATE\` (200/s), timed from just before each INSERT that commits one to each
+  socket's frame (target p99 ≤ 100 ms); and the same through the message API, timed from the message's
+  \`updated_at\` (its transaction's start). Last run 2026-11-24 11:50-12:05 UTC, a \`pnpm start\` stack
+  (\`PORT_OFFSET=1400\`) on the shared 2-core machine while other engineers' test suites ran (load average
+  13-19), the load generator on the same cores:
+  - 10,000 idle subscribed sockets: confirmed in 19.8 s; realtime RSS 92 MB before, 196 MB with them (about
+    10.6 KB a socket); 4.9% of a core while they idle (a ping every 3 s each). Met.
+  - 1,000 subscribers, 200 events/s (200,000 frames/s): every one of the 2,000,000 frames arrived, p50 21.1 s,
+    p99 40.2 s after the commit. Not met: realtime spends 4.3 CPU ms per event (4.3 µs a frame, 0.86 of a core
+    at this rate) and the load generator 5.8 (1.2 cores) on a machine whose 2 cores are already busy. Before
+    this issue's delivery work realtime spent 10.4 ms per event (p99 72 s, 1.6 of 2 million frames within 30 s).
+  - 1 subscriber, 200 events/s (the fan-out alone): p50 470 ms, p99 1.15 s, the realtime queue empty
+    throughout (before the batch reads its queue grew by about 150 events/s: p50 7.5 s).
+  - 1,000 subscribers at 20 events/s: p50 698 ms, p99 1.48 s. 100 subscribers at 200/s (the injector reached
+    142/s): p50 1.9 s, p99 6.2 s.
+  - Through the API at 200 posts/s offered (100 subscribers): the stack answered 56/s and refused 1,001 of
+    2,000 posts (503), which is why the outbox run above stands in for "200 messages/s"; frames p50 3.9 s,
+    p99 7.2 s after the message's \`updated_at\`.
+  - These latencies are the machine's queueing, not the channel's: re-run with a free core for realtime and
+    the load generator elsewhere (\`CABLE_URL\`, \`BENCH_DATABASE_URL\`, \`BENCH_CABLE_ONLY=idle,outbox,api\`).
 - Query plans of the conversation list and \`q\` search on 100k conversations are in the conversations
   section of \`architecture.md\` (\`pnpm --filter @parley/conversations explain\`); the audit log's list
   timings on 2M entries in its section (\`pnpm --filter @parley/audit bench\`).
