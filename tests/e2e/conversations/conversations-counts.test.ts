@@ -167,4 +167,20 @@ describe('conversation counts stay right through every change', () => {
     expect(results.map((r) => r.status)).toEqual(writes.map(() => 200));
     await expectCountsRight();
   });
+
+  it('when a migration adds a column to conversations while the service runs, then the list still answers (its prepared statement is prepared again)', async () => {
+    const before = await call('GET', `${A()}/conversations?status=all`, admin());
+    expect(before.status).toBe(200);
+    await pool.query('ALTER TABLE conversations ADD COLUMN bench_extra integer');
+    try {
+      for (let i = 0; i < 3; i++) {
+        const after = await call('GET', `${A()}/conversations?status=all`, admin());
+        expect(after.status).toBe(200);
+        expect(after.body.data.meta).toEqual(before.body.data.meta);
+        expect(after.body.data.payload.map((c: any) => c.id)).toEqual(before.body.data.payload.map((c: any) => c.id));
+      }
+    } finally {
+      await pool.query('ALTER TABLE conversations DROP COLUMN bench_extra');
+    }
+  });
 });

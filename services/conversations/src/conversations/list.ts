@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type { Executor } from '@parley/shared';
 import type { ConversationRow } from '../common/rows';
 import { EXTRAS_COLUMNS, extrasOf, type ConversationExtras, type ExtrasColumns } from '../messages/repository';
@@ -141,22 +142,57 @@ export async function listConversations(db: Executor, f: ListFilter, sortBy: Sor
 
 /**
  * The list's one query: the counts (of the list without `assignee_type` and `updated_within`),
- * the page in its order, and each conversation's extras (last messages, unread count), in one
- * round trip. Each part is planned as it would be alone (the page is a LIMIT subquery, so the
- * extras are read for its rows only).
+ * the caller's teams (for `meta.team.is_member`), the page in its order, and each conversation's
+ * extras (last messages, unread count), in one round trip. Each part is planned as it would be
+ * alone (the page is a LIMIT subquery, so the extras are read for its rows only).
  */
 export function pageQuery(f: ListFilter, sortBy: SortBy, page: number | null): { text: string; values: unknown[] } {
   const count = metaQuery({ ...f, updatedWithinSeconds: undefined });
   const list = listQuery(f, sortBy, page);
-  const shift = count.values.length;
+  const values = [...count.values, f.userId ?? -1];
+  const me = `$${values.length}`;
+  const shift = values.length;
   const listText = list.text.replace(/\$(\d+)/g, (_, n: string) => `$${Number(n) + shift}`);
   return {
-    text: `SELECT k.mine AS k_mine, k.unassigned AS k_unassigned, k."all" AS k_all, c.*
+    text: `SELECT k.mine AS k_mine, k.unassigned AS k_unassigned, k."all" AS k_all,
+            (SELECT array_agg(t.team_id) FROM team_member_projections t WHERE t.account_id = $1 AND t.user_id = ${me}) AS k_my_teams, c.*
        FROM (${count.text}) k
        LEFT JOIN LATERAL (SELECT c.*, ${EXTRAS_COLUMNS} FROM (${listText}) c) c ON true
       ORDER BY ${SORTS[sortBy]}`,
-    values: [...count.values, ...list.values],
+    values: [...values, ...list.values],
   };
+}
+
+/**
+ * Statement names of the page queries run as prepared statements (Postgres parses each once a
+ * connection and may keep a generic plan). The generation changes when Postgres refuses a
+ * prepared statement after a schema change (its result type changed), so new names are prepared.
+ */
+const prepared = new Map<string, string>();
+let generation = 0;
+function statementName(text: string): string {
+  let name = prepared.get(text);
+  if (name === undefined) {
+    if (prepared.size >= 200) prepared.clear();
+    name = `list_${generation}_${createHash('sha1').update(text).digest('hex').slice(0, 16)}`;
+    prepared.set(text, name);
+  }
+  return name;
+}
+
+type PageRow = ConversationRow & ExtrasColumns & { k_mine: number; k_unassigned: number; k_all: number; k_my_teams: number[] | null };
+
+async function runPageQuery(db: Executor, f: ListFilter, q: { text: string; values: unknown[] }): Promise<PageRow[]> {
+  // A q that reads messages keeps custom plans (its pattern decides between the trigram index and a scan).
+  if (f.q !== undefined && f.q !== '' && !f.qHits) return (await db.query<PageRow>(q.text, q.values)).rows;
+  try {
+    return (await db.query<PageRow>({ name: statementName(q.text), text: q.text, values: q.values })).rows;
+  } catch (err) {
+    if ((err as { code?: string }).code !== '0A000') throw err;
+    generation += 1;
+    prepared.clear();
+    return (await db.query<PageRow>(q.text, q.values)).rows;
+  }
 }
 
 export async function listPageWithCounts(
@@ -164,20 +200,20 @@ export async function listPageWithCounts(
   f: ListFilter,
   sortBy: SortBy,
   page: number | null,
-): Promise<{ meta: Counts; rows: ConversationRow[]; extras: Map<string, ConversationExtras> }> {
-  const q = pageQuery(f, sortBy, page);
-  const { rows } = await db.query<ConversationRow & ExtrasColumns & { k_mine: number; k_unassigned: number; k_all: number }>(q.text, q.values);
+): Promise<{ meta: Counts; rows: ConversationRow[]; extras: Map<string, ConversationExtras>; myTeams: Set<number> }> {
+  const rows = await runPageQuery(db, f, pageQuery(f, sortBy, page));
   const first = rows[0];
   const [mine, unassigned, all] = first ? [first.k_mine, first.k_unassigned, first.k_all] : [0, 0, 0];
   const meta = { mine_count: mine, assigned_count: all - unassigned, unassigned_count: unassigned, all_count: all };
+  const myTeams = new Set<number>(f.userId === null ? [] : (first?.k_my_teams ?? []));
   const out: ConversationRow[] = [];
   const extras = new Map<string, ConversationExtras>();
   for (const r of rows) {
     // An empty page is one row of counts with no conversation.
     if (r.id === null) continue;
-    const { k_mine: _m, k_unassigned: _u, k_all: _a, x_last_message, x_last_non_activity, x_unread, ...row } = r;
+    const { k_mine: _m, k_unassigned: _u, k_all: _a, k_my_teams: _t, x_last_message, x_last_non_activity, x_unread, ...row } = r;
     out.push(row as ConversationRow);
     extras.set(row.id, extrasOf({ x_last_message, x_last_non_activity, x_unread }));
   }
-  return { meta, rows: out, extras };
+  return { meta, rows: out, extras, myTeams };
 }

@@ -25,6 +25,8 @@ export async function loadRefs(
   accountId: number,
   conversations: ConversationRow[],
   messages: MessageRow[],
+  /** The caller's teams when the caller's query read them already (the list). */
+  knownTeams?: Set<number>,
 ): Promise<Refs> {
   const contactIds = [...conversations.map((c) => c.contact_id), ...messages.filter((m) => m.sender_type === 'Contact').map((m) => m.sender_id)];
   const agentIds = [...conversations.map((c) => c.assignee_id), ...messages.filter((m) => m.sender_type === 'User').map((m) => m.sender_id)];
@@ -35,8 +37,8 @@ export async function loadRefs(
   const teamsShown = conversations.some((c) => c.team_id !== null);
   const [refs, mine] = await Promise.all([
     projections.many(ctx, accountId, { contact: contactIds, agent: agentIds, team: teamIds, agent_bot: botIds }),
-    userId === null || !teamsShown
-      ? Promise.resolve({ rows: [] as Array<{ team_id: number }> })
+    userId === null || !teamsShown || knownTeams
+      ? Promise.resolve({ rows: [...(knownTeams ?? [])].map((team_id) => ({ team_id })) })
       : db.query<{ team_id: number }>('SELECT team_id FROM team_member_projections WHERE account_id = $1 AND user_id = $2', [accountId, userId]),
   ]);
   return { contacts: refs.contact, agents: refs.agent, teams: refs.team, bots: refs.agent_bot, myTeams: new Set(mine.rows.map((r) => r.team_id)) };
@@ -248,6 +250,8 @@ export async function presentConversations(
   rows: ConversationRow[],
   /** The rows' extras when the query that found them read them too (the list). */
   known?: Map<string, ConversationExtras>,
+  /** The caller's teams when that query read them too. */
+  knownTeams?: Set<number>,
 ): Promise<ConversationResponse[]> {
   const extras = known ?? (await conversationExtras(db, rows.map((r) => r.id)));
   const msgs: MessageRow[] = [];
@@ -255,7 +259,7 @@ export async function presentConversations(
     if (e.last_message) msgs.push(e.last_message);
     if (e.last_non_activity_message) msgs.push(e.last_non_activity_message);
   }
-  const refs = await loadRefs(db, projections, ctx, accountId, rows, msgs);
+  const refs = await loadRefs(db, projections, ctx, accountId, rows, msgs, knownTeams);
   return rows.map((r) => conversationData(r, extras.get(r.id), refs));
 }
 

@@ -82,7 +82,7 @@ export async function listPage(
   accountId: number,
   q: ListConversationsQuery,
   opts: { qMatchesContactName?: boolean } = {},
-): Promise<{ meta: Counts; rows: ConversationRow[]; extras: Map<string, ConversationExtras> }> {
+): Promise<{ meta: Counts; rows: ConversationRow[]; extras: Map<string, ConversationExtras>; myTeams: Set<number> }> {
   await assertTeamOfAccount(deps, ctx, accountId, q.team_id);
   const f: ListFilter = { ...filterFrom(accountId, ctx, await visibleInboxIds(deps.pool, ctx, accountId), q), qMatchesContactName: opts.qMatchesContactName };
   const pattern = await useSearchHits(deps, f);
