@@ -26,7 +26,7 @@ describe('q search hits stay right through every write', () => {
 
   beforeAll(async () => {
     // Every q with a match registers its pattern (the default waits for 10 conversations).
-    stack = await startStack({ service: { conversations: { SEARCH_HITS_MIN_CONVERSATIONS: 1, COUNT_FOLD_MS: 200 } } });
+    stack = await startStack({ service: { conversations: { SEARCH_HITS_MIN_CONVERSATIONS: 1, SEARCH_PATTERNS_MAX: 3, COUNT_FOLD_MS: 200 } } });
     call = client(stack.gatewayUrl);
     pool = stack.services['conversations']!.deps.pool as Pool;
     acc = await seedAccount(stack);
@@ -176,5 +176,23 @@ describe('q search hits stay right through every write', () => {
     await Promise.all(all.map((id, i) => post(id, i % 2 ? 'thanks' : 'one more voucher')));
     await expectHitsRight('voucher');
     await expectHitsRight('refund');
+  });
+
+  it('when the account has as many patterns as it may, then a new q is not registered and still answers from the messages', async () => {
+    expect((await pool.query('SELECT count(*)::int AS n FROM search_patterns WHERE account_id = $1', [acc.accountId])).rows[0].n).toBe(3);
+    await ok(post(ids[0]!, 'please call me back'));
+    const first = await call('GET', `${A()}/conversations?q=${encodeURIComponent('call me')}`, admin());
+    expect(first.body.data.meta.all_count).toBeGreaterThan(0);
+    await new Promise((r) => setTimeout(r, 300));
+    expect(await registered('call me')).toBe(false);
+    const again = await call('GET', `${A()}/conversations?q=${encodeURIComponent('call me')}`, admin());
+    expect(again.body.data.payload.map((c: any) => c.id)).toEqual((await matching('call me')).slice(0, 25).map((c) => c.display_id));
+    expect(again.body.data.meta.all_count).toBe((await matching('call me')).length);
+    // The search route reads the same hits and messages (no contact is named like these).
+    for (const q of ['refund', 'call me']) {
+      const res = await call('GET', `${A()}/conversations/search?q=${encodeURIComponent(q)}`, admin());
+      expect(res.body.data.payload.map((c: any) => c.id)).toEqual((await matching(q)).slice(0, 25).map((c) => c.display_id));
+      expect(res.body.data.meta.all_count).toBe((await matching(q)).length);
+    }
   });
 });

@@ -10,6 +10,9 @@ export function qPattern(q: string): string {
   return `%${escapeLike(q)}%`;
 }
 
+/** How long a registration waits for the account's search lock (writers queue behind it meanwhile). */
+const LOCK_WAIT_MS = 250;
+
 export interface SearchHitsOptions {
   /** A `q` matching at least this many conversations registers its pattern. */
   minConversations: number;
@@ -26,6 +29,8 @@ export class SearchHits {
   private readonly known = new Map<number, Set<string>>();
   private readonly absent = new Map<string, number>();
   private readonly registering = new Set<string>();
+  /** When a pattern (or, with the pattern '', an account at its cap) may be tried again after a failed or refused registration. */
+  private readonly retryAt = new Map<string, number>();
 
   constructor(
     private readonly pool: Pool,
@@ -53,38 +58,71 @@ export class SearchHits {
   consider(accountId: number, pattern: string, conversations: number): void {
     if (conversations < this.opts.minConversations) return;
     const key = `${accountId}\u0000${pattern}`;
-    if (this.registering.has(key)) return;
+    const now = Date.now();
+    if (this.registering.has(key) || (this.retryAt.get(key) ?? 0) > now || (this.retryAt.get(`${accountId}\u0000`) ?? 0) > now) return;
     this.registering.add(key);
     void this.register(accountId, pattern)
-      .catch((err: unknown) => this.log.warn({ err: (err as Error).message, accountId }, 'search pattern registration failed'))
-      .finally(() => this.registering.delete(key));
+      .then((ok) => {
+        if (!ok) this.retryAt.set(key, Date.now() + 60_000);
+      })
+      .catch((err: unknown) => {
+        this.retryAt.set(key, Date.now() + 60_000);
+        this.log.warn({ err: (err as Error).message, accountId }, 'search pattern registration failed');
+      })
+      .finally(() => {
+        this.registering.delete(key);
+        if (this.retryAt.size > 10_000) this.retryAt.clear();
+      });
   }
 
   /**
    * Registers the pattern and writes its hits, under the account's search lock held exclusively:
    * message and conversation writers take it shared in their triggers, so every write is either
-   * seen here or sees the pattern. Answers whether the pattern is registered now.
+   * seen here or sees the pattern. Writers of the account wait while the hits are written (once a
+   * pattern), and for at most LOCK_WAIT_MS while this waits for the lock: a registration that
+   * cannot have it by then gives up (false) and is tried again later. Answers whether the pattern
+   * is registered now.
    */
   async register(accountId: number, pattern: string): Promise<boolean> {
-    const done = await withTransaction(this.pool, async (tx): Promise<'added' | 'known' | 'full'> => {
-      await tx.query(`SELECT pg_advisory_xact_lock(hashtext('conversations:search_patterns'), $1)`, [accountId]);
-      const { rows } = await tx.query<{ n: number; has: boolean }>(
-        'SELECT count(*)::int AS n, bool_or(pattern = $2) AS has FROM search_patterns WHERE account_id = $1',
-        [accountId, pattern],
-      );
-      if (rows[0]?.has) return 'known';
-      if ((rows[0]?.n ?? 0) >= this.opts.maxPatterns) return 'full';
-      await tx.query('INSERT INTO search_patterns (account_id, pattern) VALUES ($1, $2)', [accountId, pattern]);
-      await tx.query(
-        `INSERT INTO search_hits (account_id, pattern, conversation_id, inbox_id, team_id, assignee_id)
-         SELECT c.account_id, $2, c.id, c.inbox_id, c.team_id, c.assignee_id FROM conversations c
-          WHERE c.account_id = $1
-            AND c.id IN (SELECT m.conversation_id FROM messages m WHERE m.content ILIKE $2 AND m.message_type IN (0, 1) AND m.account_id = $1)`,
-        [accountId, pattern],
-      );
-      return 'added';
-    });
-    if (done === 'full') return false;
+    // The cap and the pattern, read without the lock (a full account never takes it).
+    const { rows: seen } = await this.pool.query<{ n: number; has: boolean }>(
+      'SELECT count(*)::int AS n, coalesce(bool_or(pattern = $2), false) AS has FROM search_patterns WHERE account_id = $1',
+      [accountId, pattern],
+    );
+    if (!seen[0]?.has && (seen[0]?.n ?? 0) >= this.opts.maxPatterns) {
+      this.retryAt.set(`${accountId}\u0000`, Date.now() + 60_000);
+      return false;
+    }
+    let done: 'added' | 'known' | 'full' | 'busy';
+    try {
+      done = seen[0]?.has
+        ? 'known'
+        : await withTransaction(this.pool, async (tx): Promise<'added' | 'known' | 'full'> => {
+            await tx.query(`SET LOCAL lock_timeout = '${LOCK_WAIT_MS}ms'`);
+            await tx.query(`SELECT pg_advisory_xact_lock(hashtext('conversations:search_patterns'), $1)`, [accountId]);
+            await tx.query(`SET LOCAL lock_timeout = 0`);
+            const { rows } = await tx.query<{ n: number; has: boolean }>(
+              'SELECT count(*)::int AS n, coalesce(bool_or(pattern = $2), false) AS has FROM search_patterns WHERE account_id = $1',
+              [accountId, pattern],
+            );
+            if (rows[0]?.has) return 'known';
+            if ((rows[0]?.n ?? 0) >= this.opts.maxPatterns) return 'full';
+            await tx.query('INSERT INTO search_patterns (account_id, pattern) VALUES ($1, $2)', [accountId, pattern]);
+            await tx.query(
+              `INSERT INTO search_hits (account_id, pattern, conversation_id, inbox_id, team_id, assignee_id)
+               SELECT c.account_id, $2, c.id, c.inbox_id, c.team_id, c.assignee_id FROM conversations c
+                WHERE c.account_id = $1
+                  AND c.id IN (SELECT m.conversation_id FROM messages m WHERE m.content ILIKE $2 AND m.message_type IN (0, 1) AND m.account_id = $1)`,
+              [accountId, pattern],
+            );
+            return 'added';
+          });
+    } catch (err) {
+      // lock_not_available: writers held the lock; another time.
+      if ((err as { code?: string }).code !== '55P03') throw err;
+      done = 'busy';
+    }
+    if (done === 'full' || done === 'busy') return false;
     this.remember(accountId, pattern);
     // Planner statistics for the new rows (the page's plan depends on how many hits a pattern has).
     if (done === 'added') await this.pool.query('ANALYZE search_hits');
