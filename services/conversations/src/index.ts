@@ -2,4 +2,4 @@ export { conversationsService } from './service';
 export { conversationsConfigSchema, readConfig, type ConversationsConfig } from './config';
 export { createApp } from './app';
 export * from './openapi';
-export { foldCountDeltas } from './conversations/counts';
+export { foldCountDeltas, vacuumCounts } from './conversations/counts';

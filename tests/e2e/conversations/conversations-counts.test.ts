@@ -1,6 +1,6 @@
 import type { Pool } from 'pg';
 import { waitFor } from '@parley/testkit';
-import { foldCountDeltas } from '@parley/conversations';
+import { foldCountDeltas, vacuumCounts } from '@parley/conversations';
 import { startStack, type Stack } from '../../support/stack';
 import { seedAccount, type SeededAccount } from '../../support/factories';
 import { client } from '../../support/http';
@@ -165,6 +165,9 @@ describe('conversation counts stay right through every change', () => {
     // The fold runs among the writers.
     const [results] = await Promise.all([Promise.all(writes), foldCountDeltas(pool), foldCountDeltas(pool)]);
     expect(results.map((r) => r.status)).toEqual(writes.map(() => 200));
+    await expectCountsRight();
+    // The worker's vacuum of the folded tables (as the service's role) changes no count.
+    await vacuumCounts(pool);
     await expectCountsRight();
   });
 

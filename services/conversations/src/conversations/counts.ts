@@ -79,6 +79,11 @@ async function foldIn(tx: Executor): Promise<number> {
   return rows[0]?.n ?? 0;
 }
 
+/** Clears the dead rows folding leaves in the counts tables (the service role owns them). */
+export async function vacuumCounts(db: Pool): Promise<void> {
+  await db.query('VACUUM conversation_count_deltas, conversation_counts, conversation_assignee_counts');
+}
+
 /** Folds the count deltas every `intervalMs` (cheap when there are none). */
 export class CountFoldWorker implements Worker {
   private timer: NodeJS.Timeout | null = null;
@@ -100,7 +105,7 @@ export class CountFoldWorker implements Worker {
     if (this.stopped) return;
     this.timer = setTimeout(() => {
       this.running = foldCountDeltas(this.pool)
-        .then(() => undefined)
+        .then((folded) => this.vacuumNowAndThen(folded))
         .catch((err: unknown) => this.log.warn({ err: (err as Error).message }, 'count fold failed'))
         .finally(() => {
           this.running = null;
@@ -108,6 +113,22 @@ export class CountFoldWorker implements Worker {
         });
     }, this.intervalMs);
     this.timer.unref();
+  }
+
+  private folded = 0;
+  private vacuumedAt = Date.now();
+
+  /**
+   * Every fold leaves the deltas it deleted and the counts it updated as dead rows; where
+   * autovacuum is off or slow they would pile up under every count's scan, so the worker vacuums
+   * these three small tables itself after some folding, at most once a minute.
+   */
+  private async vacuumNowAndThen(folded: number): Promise<void> {
+    this.folded += folded;
+    if (this.folded === 0 || Date.now() - this.vacuumedAt < 60_000) return;
+    this.folded = 0;
+    this.vacuumedAt = Date.now();
+    await vacuumCounts(this.pool);
   }
 
   async stop(): Promise<void> {
