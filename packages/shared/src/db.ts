@@ -66,8 +66,12 @@ export function prepared(text: string): (values: unknown[]) => QueryConfig {
   return (values) => ({ name, text, values });
 }
 
-/** Statements of open transactions that go to Postgres with their COMMIT (see `atCommit`). */
-const beforeCommit = new WeakMap<PoolClient, string[]>();
+/** What open transactions do at their COMMIT: gathered work to write first, then statements sent with it. */
+interface AtCommit {
+  sql: string[];
+  gathered: Map<string, { state: unknown; flush: (tx: PoolClient, state: never) => Promise<void> }>;
+}
+const beforeCommit = new WeakMap<PoolClient, AtCommit>();
 
 /**
  * Opens a transaction on `client` whose COMMIT (`commit`) may carry statements queued with
@@ -75,7 +79,7 @@ const beforeCommit = new WeakMap<PoolClient, string[]>();
  * consumer kit; a transaction opened any other way runs its statements at once.
  */
 export async function begin(client: PoolClient): Promise<void> {
-  beforeCommit.set(client, []);
+  beforeCommit.set(client, { sql: [], gathered: new Map() });
   await client.query('BEGIN');
 }
 
@@ -90,14 +94,35 @@ export async function begin(client: PoolClient): Promise<void> {
 export function atCommit(tx: Executor, sql: string): boolean {
   const queued = beforeCommit.get(tx as PoolClient);
   if (!queued) return false;
-  queued.push(sql);
+  queued.sql.push(sql);
   return true;
+}
+
+/**
+ * State gathered over a transaction and written once just before its COMMIT: the many small
+ * writes of a consumer batch's events in one statement (contacts' last activity, say). The
+ * first call for `key` in a transaction creates the state, later ones get the same; `flush`
+ * runs at commit (before what `atCommit` queued), and if it throws nothing commits. Returns
+ * null when `tx` is not in a transaction of `withTransaction` or the consumer kit (write at once).
+ * Only for writes nothing in the transaction reads back before its end.
+ */
+export function gatherForCommit<T>(tx: Executor, key: string, create: () => T, flush: (tx: PoolClient, state: T) => Promise<void>): T | null {
+  const at = beforeCommit.get(tx as PoolClient);
+  if (!at) return null;
+  let entry = at.gathered.get(key);
+  if (!entry) {
+    entry = { state: create(), flush: flush as (tx: PoolClient, state: never) => Promise<void> };
+    at.gathered.set(key, entry);
+  }
+  return entry.state as T;
 }
 
 /** Commits a transaction opened with `begin`, running what `atCommit` queued first. */
 export async function commit(client: PoolClient): Promise<void> {
-  const queued = beforeCommit.get(client) ?? [];
+  const at = beforeCommit.get(client);
+  for (const { state, flush } of at?.gathered.values() ?? []) await flush(client, state as never);
   beforeCommit.delete(client);
+  const queued = at?.sql ?? [];
   await client.query(queued.length === 0 ? 'COMMIT' : `${queued.join(';\n')};\nCOMMIT`);
 }
 

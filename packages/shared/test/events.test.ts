@@ -4,6 +4,7 @@ import { Client } from 'pg';
 import {
   AmqpConnection,
   atCommit,
+  gatherForCommit,
   buildEnvelope,
   createLogger,
   createPool,
@@ -325,6 +326,40 @@ describe('outbox relay and consumer runner against real Postgres and RabbitMQ', 
     expect(atCommit(pool, 'SELECT 1')).toBe(false);
     const ok = await withTransaction(pool, (tx) => writeEvent(tx, ctx, { type: 'test.ping', accountId: 1, data: { id: 'at-commit-ok' } }));
     expect((await pool.query('SELECT routing_key, payload FROM outbox WHERE event_id = $1', [ok.id])).rows).toEqual([{ routing_key: 'test.ping', payload: ok }]);
+  });
+
+  it('when writes are gathered for the commit, then they are written once at the commit, and a failing flush commits nothing', async () => {
+    const ctx = systemContext(SERVICE, 1, 'req-gather');
+    const flushes: string[][] = [];
+    let evId = '';
+    const gather = (tx: Parameters<typeof gatherForCommit>[0]) =>
+      gatherForCommit(tx, 'test.notes', () => [] as string[], async (c, notes) => {
+        flushes.push([...notes]);
+        await c.query('INSERT INTO effects (event_id, note) SELECT $1, unnest($2::text[])', [evId, notes]);
+      });
+    const ev = await withTransaction(pool, async (tx) => {
+      gather(tx)?.push('gathered-1');
+      gather(tx)?.push('gathered-2');
+      // Not written before the commit.
+      expect((await tx.query("SELECT count(*)::int AS n FROM effects WHERE note LIKE 'gathered-%'")).rows[0].n).toBe(0);
+      const written = await writeEvent(tx, ctx, { type: 'test.ping', accountId: 1, data: { id: 'gather' } });
+      evId = written.id;
+      return written;
+    });
+    expect(flushes).toEqual([['gathered-1', 'gathered-2']]);
+    expect((await pool.query('SELECT note FROM effects WHERE event_id = $1 ORDER BY note', [ev.id])).rows.map((r) => r.note)).toEqual(['gathered-1', 'gathered-2']);
+    expect(gatherForCommit(pool, 'test.notes', () => [], async () => undefined)).toBeNull();
+
+    let failed = '';
+    await expect(
+      withTransaction(pool, async (tx) => {
+        failed = (await writeEvent(tx, ctx, { type: 'test.ping', accountId: 1, data: { id: 'gather-fails' } })).id;
+        gatherForCommit(tx, 'test.fails', () => null, async (c) => {
+          await c.query('SELECT 1 / 0');
+        });
+      }),
+    ).rejects.toThrow(/division by zero/);
+    expect((await pool.query('SELECT count(*)::int AS n FROM outbox WHERE event_id = $1', [failed])).rows[0].n).toBe(0);
   });
 
   describe('consumer in batch mode: acks of a batch with a failing and a poison message among the others', () => {
