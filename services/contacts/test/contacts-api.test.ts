@@ -314,6 +314,12 @@ describe('contacts account API (service level)', () => {
       await h.bus.publish(late);
       await processed(h.db, late.id);
       expect((await h.call('GET', `${base(a)}/${y.id}`, { as: agent(a) })).body.payload.last_activity_at).toBe(t - 10);
+      // Several of one contact's messages together (one batch, one write): the latest wins, whatever their order.
+      const [newer, older] = [envelope('message.created', a, message(x.id, t - 40)), envelope('message.created', a, message(x.id, t - 60))];
+      await h.bus.publish(newer, older);
+      await processed(h.db, newer.id);
+      await processed(h.db, older.id);
+      expect((await h.call('GET', `${base(a)}/${x.id}`, { as: agent(a) })).body.payload.last_activity_at).toBe(t - 40);
     });
 
     it('when filtered by labels[], then contacts with any of them are listed', async () => {

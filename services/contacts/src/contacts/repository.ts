@@ -136,6 +136,17 @@ export async function deleteAccountContacts(db: Executor, accountId: number): Pr
 }
 
 /** Activity only moves forward (events may arrive out of order). */
+/** Several contacts' last activity in one statement (a consumer batch's messages); each only moves forward. */
+export async function touchLastActivities(db: Executor, touches: Array<{ accountId: number; id: number; at: Date }>): Promise<void> {
+  if (touches.length === 0) return;
+  await db.query(
+    `UPDATE contacts c SET last_activity_at = t.at
+       FROM unnest($1::int[], $2::int[], $3::timestamptz[]) AS t (account_id, id, at)
+      WHERE c.account_id = t.account_id AND c.id = t.id AND (c.last_activity_at IS NULL OR c.last_activity_at < t.at)`,
+    [touches.map((t) => t.accountId), touches.map((t) => t.id), touches.map((t) => t.at)],
+  );
+}
+
 export async function touchLastActivity(db: Executor, accountId: number, id: number, at: Date): Promise<void> {
   await db.query(
     `UPDATE contacts SET last_activity_at = $3

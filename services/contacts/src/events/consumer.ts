@@ -1,11 +1,23 @@
-import { defineConsumer, PoisonMessageError, type EventEnvelope, type Logger, type ProjectionKit } from '@parley/shared';
+import { defineConsumer, gatherForCommit, PoisonMessageError, type EventEnvelope, type Executor, type Logger, type ProjectionKit } from '@parley/shared';
 import { deleteForInbox } from '../contact-inboxes/repository';
-import { deleteAccountContacts, touchLastActivity } from '../contacts/repository';
+import { deleteAccountContacts, touchLastActivities, touchLastActivity } from '../contacts/repository';
 import { addInboxMember, deleteInboxMembers, removeInboxMember } from '../inboxes/repository';
 
 function accountOf(event: Pick<EventEnvelope, 'type' | 'account_id'>): number {
   if (event.account_id === null) throw new PoisonMessageError(`${event.type} without account_id`);
   return event.account_id;
+}
+
+/**
+ * A contact's message is their activity: in a consumer transaction the touches of its events
+ * are gathered (the latest per contact) and written in one statement at its commit.
+ */
+async function touch(tx: Executor, accountId: number, id: number, at: Date): Promise<void> {
+  const touches = gatherForCommit(tx, 'contacts.last_activity', () => new Map<string, { accountId: number; id: number; at: Date }>(), (c, m) => touchLastActivities(c, [...m.values()]));
+  if (!touches) return touchLastActivity(tx, accountId, id, at);
+  const key = `${accountId}:${id}`;
+  const had = touches.get(key);
+  if (!had || had.at < at) touches.set(key, { accountId, id, at });
 }
 
 /**
@@ -36,7 +48,7 @@ export function contactsConsumer(log: Logger, copies: ProjectionKit) {
       'message.created',
       async (tx, m, event) => {
         if (!contactsOwn(m) || !m.sender_id) return;
-        await touchLastActivity(tx, accountOf(event), m.sender_id, m.created_at ? new Date(m.created_at * 1000) : new Date(event.occurred_at));
+        await touch(tx, accountOf(event), m.sender_id, m.created_at ? new Date(m.created_at * 1000) : new Date(event.occurred_at));
       },
       { when: contactsOwn },
     );
