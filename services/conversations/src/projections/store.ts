@@ -10,6 +10,9 @@ type Ids = Array<number | null | undefined>;
  * "unknown" rather than failing the read, unless `strict` (validation).
  */
 export class Projections {
+  /** The contacts `rememberContact` stored lately (a public client's every request names its contact). */
+  private readonly remembered = new Set<string>();
+
   constructor(
     private readonly pool: Pool,
     readonly kit: ProjectionKit,
@@ -60,7 +63,13 @@ export class Projections {
 
   /** A contact the owner just answered with (resolving a contact inbox): kept unless an event brought a copy. */
   async rememberContact(accountId: number, contact: ContactSnapshot): Promise<void> {
+    // Stored once: from then on the copy follows the contact's events, as every copy does (what
+    // changes without an event, its last activity, is not worth a write per request).
+    const key = `${accountId}:${contact.id}`;
+    if (this.remembered.has(key)) return;
     await this.kit.upsert(this.pool, 'contact', accountId, contact.id, contact, READ_THROUGH_VERSION);
+    this.remembered.add(key);
+    if (this.remembered.size > 5000) this.remembered.delete(this.remembered.values().next().value as string);
   }
 }
 
