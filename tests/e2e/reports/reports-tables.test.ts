@@ -1,4 +1,5 @@
 import { expectErrorBody } from '../../support/http';
+import { PLATFORM_TOKEN } from '../../support/stack';
 import { DAY, T0, scriptedHistory, type Scripted } from './scripted';
 
 /**
@@ -82,5 +83,29 @@ describe('reports: summary tables, bot summary and live counts through the gatew
       const res = await get(path, s.x.token);
       expect({ path, status: res.status }).toEqual({ path, status: 403 });
     }
+  });
+
+  // Last: it changes the account's members, which the tests above count.
+  it('when members join or leave after the table was first read, then the table follows them, in the gateway\'s order', async () => {
+    const ids = async () => ((await get(`/summary_reports/agent?${window}`)).body as Array<{ id: number }>).map((r) => r.id);
+    const gatewayOrder = async () => ((await s.call('GET', `/api/v1/accounts/${s.acc.accountId}/agents`, { token: s.acc.admin.token })).body as Array<{ id: number }>).map((a) => a.id);
+    expect(await ids()).toEqual(await gatewayOrder());
+    const added = await s.acc.addUser('agent');
+    const until = async (want: (list: number[]) => boolean): Promise<number[]> => {
+      for (let i = 0; i < 100; i++) {
+        const list = await ids();
+        if (want(list)) return list;
+        await new Promise((r) => setTimeout(r, 100));
+      }
+      return ids();
+    };
+    const withNew = await until((l) => l.includes(added.userId));
+    expect(withNew).toEqual(await gatewayOrder());
+    expect((await get(`/summary_reports/agent?${window}`)).body.find((r: { id: number }) => r.id === added.userId)).toEqual({ id: added.userId, conversations_count: 0, resolved_conversations_count: 0, avg_resolution_time: null, avg_first_response_time: null, avg_reply_time: null });
+    const removed = await s.call('DELETE', `/platform/api/v1/accounts/${s.acc.accountId}/account_users`, { token: PLATFORM_TOKEN, body: { user_id: added.userId } });
+    expect(removed.status).toBe(200);
+    const without = await until((l) => !l.includes(added.userId));
+    expect(without).not.toContain(added.userId);
+    expect(without).toEqual(await gatewayOrder());
   });
 });

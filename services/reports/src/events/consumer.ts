@@ -157,5 +157,6 @@ export const reportsConsumer = (projections: ProjectionKit) =>
     const accountId = event.account_id ?? account.id;
     await deleteAccount(tx, accountId);
     await projections.removeAccount(tx, accountId);
+    await tx.query('DELETE FROM agent_lists WHERE account_id = $1', [accountId]);
   });
 });

@@ -3,6 +3,7 @@ import { NotFoundError, ValidationError, queryInt, type Executor, type Peers, ty
 import { metricsByDimension, metricTotals, type Dimension, type Total, type Window } from './queries';
 import { readReportQuery, reportQueryDoc, type Metric } from './params';
 import { liveCounts, liveCountsBy } from './live';
+import { accountAgentIds } from './agents';
 
 export interface TableDeps {
   pool: Executor;
@@ -50,9 +51,9 @@ async function idsInNumbers(db: Executor, accountId: number, dim: Dimension, w: 
 export async function summaryRowsFor(deps: TableDeps, accountId: number, dim: Dimension | 'label', w: Window, businessHours: boolean, requestId: string): Promise<SummaryRow[]> {
   const { pool } = deps;
   if (dim === 'agent') {
-    // Every member of the account, as the gateway knows them now (Chatwoot: account users).
-    const agents = await deps.peers.identity.agents(accountId, { requestId });
-    return summaryTable(pool, accountId, 'agent', agents.map((a) => ({ id: a.id, key: String(a.id) })), w, businessHours);
+    // Every member of the account (Chatwoot: account users), from the copies once they are complete.
+    const ids = await accountAgentIds(pool, deps.peers, deps.projections, accountId, requestId);
+    return summaryTable(pool, accountId, 'agent', ids.map((id) => ({ id, key: String(id) })), w, businessHours);
   }
   if (dim === 'label') {
     const r = await pool.query<{ id: string; title: string }>('SELECT id, title FROM labels WHERE account_id = $1 AND NOT deleted AND title IS NOT NULL ORDER BY id', [accountId]);
