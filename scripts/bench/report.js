@@ -320,6 +320,10 @@ other engineers' test runs included): only the former is in the sums.
   - Through the API at 200 posts/s offered (100 subscribers): the stack answered 56/s and refused 1,001 of
     2,000 posts (503), which is why the outbox run above stands in for "200 messages/s"; frames p50 3.9 s,
     p99 7.2 s after the message's \`updated_at\`.
+  - Again at 12:25 UTC on main with the consumer kit's coalesced acks and the outbox insert with the commit
+    (load average 5-14): 10,000 idle sockets confirmed in 12.3 s, 87 -> 196 MB, 4.8% of a core; 1,000
+    subscribers at 200 events/s offered (the injector, now its own process, sent the 2,000 at 165/s): all
+    2,000,000 frames arrived, p50 19.2 s, p99 27.3 s; realtime 4.8 CPU ms per event.
   - These latencies are the machine's queueing, not the channel's: re-run with a free core for realtime and
     the load generator elsewhere (\`CABLE_URL\`, \`BENCH_DATABASE_URL\`, \`BENCH_CABLE_ONLY=idle,outbox,api\`).
 - Query plans of the conversation list and \`q\` search on 100k conversations are in the conversations

@@ -144,8 +144,10 @@ async function idle(s) {
 /**
  * Subscribers, then `send(i)` called `RATE` times a second for SECONDS; `send` resolves to the
  * message id or throws. Latency of every frame: arrival minus its message's `updated_at`.
+ * With `inject` instead, a child process sends (so the frames this process reads do not slow the
+ * sending down) and answers the ids it sent.
  */
-async function delivery(label, s, rate, send) {
+async function delivery(label, s, rate, send, inject) {
   const arrivals = [];
   // A message.created frame: `{"identifier":...,"message":{"event":"message.created","data":{"id":<id>,...,"updated_at":"<iso>",...`
   const sockets = await openMany(SUBSCRIBERS, s.identifier, (raw) => {
@@ -165,7 +167,12 @@ async function delivery(label, s, rate, send) {
   const pending = [];
   const cpu = procCpu.snapshot();
   const t = Date.now();
-  for (let i = 0; i < total; i++) {
+  if (inject) {
+    const r = await inject(total);
+    for (const id of r.sent) sent.add(id);
+    failed.push(...r.failed);
+  }
+  for (let i = 0; !inject && i < total; i++) {
     const wait = t + (i * 1000) / rate - Date.now();
     if (wait > 0) await sleep(wait);
     pending.push(send(i).then((id) => sent.add(id), (err) => failed.push(String(err.message).slice(0, 160))));
@@ -199,20 +206,15 @@ async function main() {
     if (!rows[0]) throw new Error('the template message.created is not in conversations.outbox (is BENCH_DATABASE_URL the stack\'s database?)');
     const template = rows[0].payload;
     const base = 1_900_000_000 + Math.floor(Math.random() * 100_000_000);
-    await delivery('outbox', s, RATE, async (i) => {
-      const at = new Date();
-      const id = base + i;
-      const envelope = {
-        ...template,
-        id: randomUUID(),
-        request_id: randomUUID(),
-        occurred_at: at.toISOString(),
-        data: { ...template.data, id, content: `bench ${i}`, created_at: Math.floor(at.getTime() / 1000), updated_at: at.toISOString() },
-      };
-      await db.query('INSERT INTO conversations.outbox (event_id, routing_key, payload) VALUES ($1, $2, $3)', [envelope.id, envelope.type, JSON.stringify(envelope)]);
-      return id;
-    });
     await db.end();
+    const file = path.join(require('node:os').tmpdir(), `cable-template-${process.pid}.json`);
+    require('node:fs').writeFileSync(file, JSON.stringify(template));
+    await delivery('outbox', s, RATE, null, (total) => new Promise((resolve, reject) => {
+      const child = require('node:child_process').spawn(process.execPath, [__filename, '--inject', file, String(RATE), String(total), String(base)], { stdio: ['ignore', 'pipe', 'inherit'] });
+      let out = '';
+      child.stdout.on('data', (d) => (out += d));
+      child.on('exit', (code) => (code === 0 ? resolve(JSON.parse(out)) : reject(new Error(`injector exited ${code}`))));
+    }));
   }
 
   if (ONLY.has('api')) {
@@ -221,7 +223,44 @@ async function main() {
   process.exit(0);
 }
 
-main().catch((err) => {
+/** The injector (a child of the outbox scenario): copies of the template into the outbox at `rate`/s; prints the ids it committed. */
+async function inject([file, rate, total, base]) {
+  const template = JSON.parse(require('node:fs').readFileSync(file, 'utf8'));
+  const db = new Pool({ connectionString: DATABASE, max: 4 });
+  const sent = [];
+  const failed = [];
+  const pending = [];
+  const t = Date.now();
+  for (let i = 0; i < Number(total); i++) {
+    const wait = t + (i * 1000) / Number(rate) - Date.now();
+    if (wait > 0) await sleep(wait);
+    const at = new Date();
+    const id = Number(base) + i;
+    const envelope = {
+      ...template,
+      id: randomUUID(),
+      request_id: randomUUID(),
+      occurred_at: at.toISOString(),
+      data: { ...template.data, id, content: `bench ${i}`, created_at: Math.floor(at.getTime() / 1000), updated_at: at.toISOString() },
+    };
+    pending.push(
+      db.query('INSERT INTO conversations.outbox (event_id, routing_key, payload) VALUES ($1, $2, $3)', [envelope.id, envelope.type, JSON.stringify(envelope)]).then(
+        () => sent.push(id),
+        (err) => failed.push(String(err.message).slice(0, 160)),
+      ),
+    );
+  }
+  await Promise.all(pending);
+  await db.end();
+  process.stdout.write(JSON.stringify({ sent, failed, seconds: (Date.now() - t) / 1000 }));
+}
+
+if (process.argv[2] === '--inject') {
+  inject(process.argv.slice(3)).then(() => process.exit(0), (err) => {
+    console.error(err);
+    process.exit(1);
+  });
+} else main().catch((err) => {
   console.error(err);
   process.exit(1);
 });
