@@ -81,13 +81,20 @@ async function closedLoop({ seconds, connections }, op) {
 /**
  * The list request's SQL straight on Postgres: page 1 (the service's own listQuery), the meta
  * counts as the service runs them (metaQuery) and the page's last message / unread count (conversationExtras' SQL);
- * with `q`, the same with the search term. Superuser connection, search_path set to the schema.
+ * with `q`, the same with the search term (from its search hits once the service registered the
+ * pattern). Superuser connection, search_path set to the schema.
  */
 async function listSql({ seconds, connections, databaseUrl, accountId, userId, q }) {
   const { Pool } = require('pg');
   const { listQuery, metaQuery } = require(path.join(root, 'services', 'conversations', 'dist', 'conversations', 'list'));
   const pool = new Pool({ connectionString: databaseUrl, max: connections, options: '-c search_path=conversations,public' });
   const filter = { accountId, visibleInboxIds: null, userId, ...(q ? { q } : {}) };
+  // As the service: a q whose pattern has search hits reads them, not the messages.
+  if (q) {
+    const { qPattern } = require(path.join(root, 'services', 'conversations', 'dist', 'conversations', 'search-hits'));
+    const { rows } = await pool.query('SELECT 1 FROM search_patterns WHERE account_id = $1 AND pattern = $2', [accountId, qPattern(q)]).catch(() => ({ rows: [] }));
+    filter.qHits = rows.length > 0;
+  }
   const page = listQuery(filter, 'last_activity_at_desc', 1);
   const count = metaQuery(filter);
   const extras = `SELECT c.id::text AS id,
