@@ -1,5 +1,5 @@
 import type { Pool } from 'pg';
-import { withTransaction, type Executor, type Logger, type Worker } from '@parley/shared';
+import { PeriodicWorker, withTransaction, type Executor, type Logger } from '@parley/shared';
 import type { ListFilter } from './list';
 import { qPattern } from './search-hits';
 
@@ -85,34 +85,17 @@ export async function vacuumCounts(db: Pool): Promise<void> {
 }
 
 /** Folds the count deltas every `intervalMs` (cheap when there are none). */
-export class CountFoldWorker implements Worker {
-  private timer: NodeJS.Timeout | null = null;
-  private running: Promise<void> | null = null;
-  private stopped = false;
-
+export class CountFoldWorker extends PeriodicWorker {
   constructor(
     private readonly pool: Pool,
-    private readonly log: Logger,
-    private readonly intervalMs: number,
-  ) {}
-
-  start(): void {
-    this.stopped = false;
-    this.schedule();
+    log: Logger,
+    intervalMs: number,
+  ) {
+    super(log, intervalMs, 'count fold');
   }
 
-  private schedule(): void {
-    if (this.stopped) return;
-    this.timer = setTimeout(() => {
-      this.running = foldCountDeltas(this.pool)
-        .then((folded) => this.vacuumNowAndThen(folded))
-        .catch((err: unknown) => this.log.warn({ err: (err as Error).message }, 'count fold failed'))
-        .finally(() => {
-          this.running = null;
-          this.schedule();
-        });
-    }, this.intervalMs);
-    this.timer.unref();
+  protected async tick(): Promise<void> {
+    await this.vacuumNowAndThen(await foldCountDeltas(this.pool));
   }
 
   private folded = 0;
@@ -131,9 +114,4 @@ export class CountFoldWorker implements Worker {
     await vacuumCounts(this.pool);
   }
 
-  async stop(): Promise<void> {
-    this.stopped = true;
-    if (this.timer) clearTimeout(this.timer);
-    await this.running;
-  }
 }

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Pool } from 'pg';
-import { systemContext, withTransaction, type Logger, type Worker } from '@parley/shared';
+import { PeriodicWorker, systemContext, withTransaction, type Logger } from '@parley/shared';
 import type { ConversationRow } from '../common/rows';
 import { changeConversation } from './changes';
 
@@ -11,34 +11,13 @@ const BATCH = 100;
  * ReopenSnoozedConversationsJob). Rows are claimed with SKIP LOCKED, so replicas share the
  * work and a conversation being changed by a request is simply taken on the next tick.
  */
-export class SnoozeWorker implements Worker {
-  private timer: NodeJS.Timeout | null = null;
-  private running: Promise<void> | null = null;
-  private stopped = false;
-
+export class SnoozeWorker extends PeriodicWorker {
   constructor(
     private readonly pool: Pool,
-    private readonly log: Logger,
-    private readonly intervalMs: number,
-  ) {}
-
-  start(): void {
-    this.stopped = false;
-    this.schedule();
-  }
-
-  private schedule(): void {
-    if (this.stopped) return;
-    this.timer = setTimeout(() => {
-      this.running = this.tick()
-        .then(() => undefined)
-        .catch((err: unknown) => this.log.warn({ err: (err as Error).message }, 'snooze worker tick failed'))
-        .finally(() => {
-          this.running = null;
-          this.schedule();
-        });
-    }, this.intervalMs);
-    this.timer.unref();
+    log: Logger,
+    intervalMs: number,
+  ) {
+    super(log, intervalMs, 'snooze worker tick');
   }
 
   /** Reopens everything due; returns how many conversations were reopened. */
@@ -61,9 +40,4 @@ export class SnoozeWorker implements Worker {
     }
   }
 
-  async stop(): Promise<void> {
-    this.stopped = true;
-    if (this.timer) clearTimeout(this.timer);
-    await this.running;
-  }
 }
