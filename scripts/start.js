@@ -25,12 +25,9 @@ for (const s of services) peers[s.urlKey] = process.env[s.urlKey] || `http://127
 // SERVICE_NODE_ARGS: node flags for every service (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof` to profile
 // a stack under load; NODE_OPTIONS refuses --cpu-prof).
 const nodeArgs = (process.env.SERVICE_NODE_ARGS || '').split(/\s+/).filter(Boolean);
-// The image's default (Dockerfile): a 4 MB young generation keeps each service's RSS after load
-// well under its 16 MB default's (docs/benchmarks.md), at no CPU cost we could measure.
-const nodeOptions = /max-semi-space-size/.test(process.env.NODE_OPTIONS || '') ? process.env.NODE_OPTIONS : `${process.env.NODE_OPTIONS || ''} --max-semi-space-size=4`.trim();
 const supervised = services.map((s, i) => {
   // Migrated once above; the services need not look again.
-  const env = { ...process.env, NODE_OPTIONS: nodeOptions, ...peers, PORT: String(portOf(s)), MIGRATE_ON_START: 'false', METRICS_PORT: String(metricsBase + i) };
+  const env = { ...process.env, ...peers, PORT: String(portOf(s)), MIGRATE_ON_START: 'false', METRICS_PORT: String(metricsBase + i) };
   return supervise({
     name: s.name,
     start: () => {
