@@ -35,7 +35,7 @@ function freePort() {
 }
 
 /** A bare node:http server answering a small JSON body, in its own process (so its CPU is its own group). */
-async function bareHttp({ seconds, connections }) {
+async function bareHttp({ seconds, connections, rate }) {
   const port = await freePort();
   const src = `require('node:http').createServer((q, s) => { s.setHeader('content-type', 'application/json'); s.end('{"status":"ok"}'); }).listen(${port}, '127.0.0.1');`;
   const child = spawn(process.execPath, ['-e', src, 'parley-bench-ceiling'], { stdio: 'ignore' });
@@ -45,7 +45,7 @@ async function bareHttp({ seconds, connections }) {
       if (up) break;
       await new Promise((r) => setTimeout(r, 50));
     }
-    const r = await runLoad(`http://127.0.0.1:${port}`, { seconds, connections, requests: [{ method: 'GET', path: '/' }] });
+    const r = await runLoad(`http://127.0.0.1:${port}`, { seconds, connections, rate, requests: [{ method: 'GET', path: '/' }] });
     return r.error ? r : { ...r, cpuMsPerRequest: only(r.cpuMsPerRequest, ['ceiling']), cpuMsPerRequestClient: r.cpuMsPerRequest.bench };
   } finally {
     child.kill('SIGTERM');

@@ -1,7 +1,14 @@
-/* One measured load: autocannon through the gateway, latency of every response kept (autocannon
- * reports no p95), CPU per process group from /proc before and after (after the event consumers
- * drained, for writes). */
+/* One measured load through the gateway, latency of every response kept, CPU per process group from
+ * /proc before and after (after the event consumers drained, for writes).
+ *
+ * At saturation: autocannon (closed loop: each connection sends its next request when the last one
+ * answers). At a fixed offered rate: an open-loop pacer on undici's Pool, request i due at
+ * t0 + i/rate and its latency counted from that due time, as wrk2 does. Autocannon's own rate limit
+ * is not used there: each connection sends its whole per-second quota back to back when its
+ * one-second tick fires, so "100 req/s" arrives as a burst of 100 at the top of every second and
+ * p50/p95 measure the queue of that burst, not what a user sees at an even 100 req/s. */
 const autocannon = require('autocannon');
+const { Pool } = require('undici');
 const cpu = require('./proc-cpu');
 
 let idlePerSecond = null;
@@ -35,6 +42,7 @@ function summarize(times) {
  * Never throws: a failure is the answer's `error`.
  */
 async function runLoad(base, o) {
+  if (o.rate) return paced(base, o);
   const before = cpu.snapshot();
   const times = [];
   let r;
@@ -70,6 +78,81 @@ async function runLoad(base, o) {
     cpuMsPerRequestRaw: cpu.perRequest(u.raw, served),
     cpuSeconds: Math.round(u.seconds * 10) / 10,
     statusCodes: r.statusCodeStats,
+  };
+}
+
+/**
+ * The request objects of a scenario, one after another as autocannon sends them (its `setupRequest`
+ * applied to each), as undici request options.
+ */
+function* requestSequence(requests) {
+  for (let i = 0; ; i++) {
+    const base = requests[i % requests.length];
+    const r = base.setupRequest ? base.setupRequest({ ...base }) : base;
+    yield { method: r.method ?? 'GET', path: r.path, headers: r.headers ?? {}, body: r.body };
+  }
+}
+
+/**
+ * `o.rate` req/s for `o.seconds`, evenly spaced, over at most `o.connections` keep-alive
+ * connections (a request finding them all busy waits in the pool's queue, and that wait is in its
+ * latency: it is measured from when it was due, not from when it left).
+ */
+async function paced(base, o) {
+  const pool = new Pool(base, { connections: o.connections, pipelining: 1, headersTimeout: 10_000, bodyTimeout: 10_000 });
+  const total = Math.max(1, Math.round(o.rate * o.seconds));
+  const next = requestSequence(o.requests);
+  const times = [];
+  const statusCodes = {};
+  let ok = 0;
+  let non2xx = 0;
+  let errors = 0;
+  const inflight = new Set();
+  const send = (due) => {
+    const p = pool
+      .request(next.next().value)
+      .then(async (res) => {
+        await res.body.dump();
+        times.push(performance.now() - due);
+        statusCodes[res.statusCode] = { count: (statusCodes[res.statusCode]?.count ?? 0) + 1 };
+        if (res.statusCode >= 200 && res.statusCode < 300) ok++;
+        else non2xx++;
+      })
+      .catch(() => {
+        errors++;
+      })
+      .finally(() => inflight.delete(p));
+    inflight.add(p);
+  };
+  const before = cpu.snapshot();
+  const t0 = performance.now() + 5;
+  try {
+    for (let i = 0; i < total; ) {
+      const now = performance.now();
+      // Everything due by now leaves now (a late timer must not thin the offered rate).
+      while (i < total && t0 + (i * 1000) / o.rate <= now) send(t0 + (i++ * 1000) / o.rate);
+      if (i < total) await new Promise((r) => setTimeout(r, Math.max(0, t0 + (i * 1000) / o.rate - performance.now())));
+    }
+    await Promise.allSettled([...inflight]);
+    if (o.afterLoad) await o.afterLoad();
+  } catch (err) {
+    return { error: String(err && err.message ? err.message : err) };
+  } finally {
+    await pool.close().catch(() => undefined);
+  }
+  const u = used(before, cpu.snapshot());
+  const served = ok + non2xx;
+  return {
+    requests: served,
+    ok,
+    errors: non2xx + errors,
+    rps: Math.round((served / o.seconds) * 10) / 10,
+    latency: summarize(times),
+    cpuMsPerRequest: cpu.perRequest(u.net, served),
+    cpuMsPerRequestRaw: cpu.perRequest(u.raw, served),
+    cpuSeconds: Math.round(u.seconds * 10) / 10,
+    statusCodes,
+    paced: true,
   };
 }
 

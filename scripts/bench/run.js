@@ -589,6 +589,7 @@ async function main(argv) {
     phase('small', SMALL_URL, sizesFromEnv(SMALL), result, async (ctx, d) => {
       log('[bench] small: ceilings');
       await ceiling('http', () => ceilings.bareHttp({ seconds: SECONDS, connections: CONNECTIONS }));
+      await ceiling('httpPaced', () => ceilings.bareHttp({ seconds: SECONDS, connections: Math.min(CONNECTIONS, 16), rate: RATE }));
       await ceiling('listSql', () => ceilings.listSql({ seconds: SECONDS, connections: CONNECTIONS, databaseUrl: SMALL_URL, accountId: d.accountId, userId: d.adminId }));
       await ceiling('qSql', () => ceilings.listSql({ seconds: SECONDS, connections: CONNECTIONS, databaseUrl: SMALL_URL, accountId: d.accountId, userId: d.adminId, q: 'refund' }));
       await ceiling('rabbit', () => ceilings.rabbit({ seconds: SECONDS, amqpUrl: AMQP_URL }));
