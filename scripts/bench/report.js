@@ -334,6 +334,13 @@ other engineers' test runs included): only the former is in the sums.
     (load average 5-14): 10,000 idle sockets confirmed in 12.3 s, 87 -> 196 MB, 4.8% of a core; 1,000
     subscribers at 200 events/s offered (the injector, now its own process, sent the 2,000 at 165/s): all
     2,000,000 frames arrived, p50 19.2 s, p99 27.3 s; realtime 4.8 CPU ms per event.
+  - Where realtime's time goes (\`--cpu-prof\`, 2026-11-24, 1,000 subscribers at 100 events/s, 1,000,000 frames):
+    the \`writev\` system call is 4.9 s of its ~11 s busy, one per socket per delivery (frames of one read
+    leave corked in one write), about 4.9 µs each on loopback, the kernel's TCP work included; the rest is
+    spread thin (subscription dispatch 0.5 s, buffer copies, GC 1.1 s). At 200 events/s those writes alone
+    are about a core, and every \`message.created\` costs the other consumers ~10 CPU ms more (Postgres 2.8,
+    reports 2.4, automation 1.6, RabbitMQ 1.1, conversations 1.0, contacts 0.8; the bench's own sockets 3.6):
+    the target needs more than this machine's two cores with the client on them.
   - These latencies are the machine's queueing, not the channel's: re-run with a free core for realtime and
     the load generator elsewhere (\`CABLE_URL\`, \`BENCH_DATABASE_URL\`, \`BENCH_CABLE_ONLY=idle,outbox,api\`).
 - Query plans of the conversation list and \`q\` search on 100k conversations are in the conversations
