@@ -1,5 +1,4 @@
-import type { Executor } from '@parley/shared';
-import type { ConversationSnapshot } from '@parley/shared';
+import { prepared, type ConversationSnapshot, type Executor } from '@parley/shared';
 import { startTimeline, stepTimeline, type DerivedEvent, type Fact, type ReportingEventName, type Timeline } from './timeline';
 import { bumpRollups, type RollupItem } from './rollups';
 
@@ -12,7 +11,8 @@ export interface ConversationState {
   timeline: Timeline | null;
 }
 
-const LOCK = 'SELECT account_id, id, created_at, deleted, timeline FROM conversations WHERE account_id = $1 AND id = $2 FOR UPDATE';
+// The statements every message runs are prepared: parsed and planned once per connection.
+const lock = prepared('SELECT account_id, id, created_at, deleted, timeline FROM conversations WHERE account_id = $1 AND id = $2 FOR UPDATE');
 
 /**
  * The conversation's row, created empty when first seen, locked for the rest of the transaction:
@@ -20,10 +20,10 @@ const LOCK = 'SELECT account_id, id, created_at, deleted, timeline FROM conversa
  * applied one after the other, and each sees the facts the previous one committed.
  */
 export async function lockConversation(tx: Executor, accountId: number, id: number): Promise<ConversationState> {
-  let r = await tx.query<ConversationState>(LOCK, [accountId, id]);
+  let r = await tx.query<ConversationState>(lock([accountId, id]));
   if (r.rows.length === 0) {
     await tx.query('INSERT INTO conversations (account_id, id) VALUES ($1, $2) ON CONFLICT DO NOTHING', [accountId, id]);
-    r = await tx.query<ConversationState>(LOCK, [accountId, id]);
+    r = await tx.query<ConversationState>(lock([accountId, id]));
   }
   const row = r.rows[0] as ConversationState;
   return { ...row, account_id: Number(row.account_id), id: Number(row.id) };
@@ -36,20 +36,25 @@ const fromUnix = (s: number | null) => (s === null ? null : new Date(s * 1000));
  * state. A change of the conversation's creation time, assignee, team or inbox moves it in the
  * `conversations` rollups (an agent's or team's conversations are those assigned to them now).
  */
-export async function applySnapshot(tx: Executor, snap: ConversationSnapshot, occurredAt: string): Promise<void> {
-  // `o` is the row as it was before this statement (the conversation is locked: lockConversation).
-  const r = await tx.query<ConversationRow & { old_created_at: Date | null; old_assignee_id: string | null; old_team_id: string | null; old_inbox_id: string | null }>(
-    `UPDATE conversations c SET inbox_id = $3, status = $4, assignee_id = $5, team_id = $6, labels = $7, waiting_since = $8,
+const updateSnapshot = prepared(
+  `UPDATE conversations c SET inbox_id = $3, status = $4, assignee_id = $5, team_id = $6, labels = $7, waiting_since = $8,
             first_reply_created_at = $9, created_at = $10, version_at = $11
        FROM conversations o
       WHERE c.account_id = $1 AND c.id = $2 AND o.account_id = c.account_id AND o.id = c.id AND c.version_at <= $11 AND NOT c.deleted
       RETURNING c.created_at, c.assignee_id, c.team_id, c.inbox_id,
                 o.created_at AS old_created_at, o.assignee_id AS old_assignee_id, o.team_id AS old_team_id, o.inbox_id AS old_inbox_id`,
-    [snap.account_id, snap.id, snap.inbox_id, snap.status, snap.assignee_id, snap.team_id, snap.labels, fromUnix(snap.waiting_since), fromUnix(snap.first_reply_created_at), fromUnix(snap.created_at), occurredAt],
+);
+
+export async function applySnapshot(tx: Executor, snap: ConversationSnapshot, occurredAt: string): Promise<void> {
+  // `o` is the row as it was before this statement (the conversation is locked: lockConversation).
+  const r = await tx.query<ConversationRow & { old_created_at: Date | null; old_assignee_id: string | null; old_team_id: string | null; old_inbox_id: string | null }>(
+    updateSnapshot([snap.account_id, snap.id, snap.inbox_id, snap.status, snap.assignee_id, snap.team_id, snap.labels, fromUnix(snap.waiting_since), fromUnix(snap.first_reply_created_at), fromUnix(snap.created_at), occurredAt]),
   );
   const row = r.rows[0];
   if (!row) return;
   const before = { created_at: row.old_created_at, assignee_id: row.old_assignee_id, team_id: row.old_team_id, inbox_id: row.old_inbox_id };
+  // Most events (every message) move nothing: then the -1 and +1 would cancel out in the statement.
+  if (sameCounting(before, row)) return;
   await bumpRollups(tx, snap.account_id, [...conversationItems(before, -1), ...conversationItems(row, 1)]);
 }
 
@@ -58,6 +63,16 @@ interface ConversationRow {
   assignee_id: string | number | null;
   team_id: string | number | null;
   inbox_id: string | number | null;
+}
+
+/** Whether two states of a conversation count it in the same `conversations` rollups. */
+function sameCounting(a: ConversationRow, b: ConversationRow): boolean {
+  return (
+    (a.created_at?.getTime() ?? null) === (b.created_at?.getTime() ?? null) &&
+    num(a.assignee_id) === num(b.assignee_id) &&
+    num(a.team_id) === num(b.team_id) &&
+    num(a.inbox_id) === num(b.inbox_id)
+  );
 }
 
 /** A conversation as the `conversations` metric counts it (nothing until its creation time is known). */
@@ -98,24 +113,29 @@ export interface NewFact extends Fact {
  * else whether it comes after every other fact of its conversation (then the stored timeline can
  * take it alone) and the rollup items it adds (the caller adds them with the events').
  */
+const insertFactRow = prepared(
+  `WITH ins AS (
+     INSERT INTO conversation_facts (account_id, conversation_id, event_id, kind, at, seq, inbox_id, assignee_id, team_id, message_type, private,
+                                     sender_type, sender_id, automated, status_from, status_to, actor_type, business_hours)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18)
+     ON CONFLICT (event_id) DO NOTHING RETURNING at, seq
+   )
+   SELECT c.last_fact_at IS NOT NULL AND (c.last_fact_at, c.last_fact_seq) <= (ins.at, ins.seq) AS appends
+     FROM ins JOIN conversations c ON c.account_id = $1 AND c.id = $2`,
+);
+
 export async function insertFact(tx: Executor, f: NewFact): Promise<{ appends: boolean; items: RollupItem[] } | null> {
   const r = await tx.query<{ appends: boolean }>(
-    `WITH ins AS (
-       INSERT INTO conversation_facts (account_id, conversation_id, event_id, kind, at, seq, inbox_id, assignee_id, team_id, message_type, private,
-                                       sender_type, sender_id, automated, status_from, status_to, actor_type, business_hours)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18)
-       ON CONFLICT (event_id) DO NOTHING RETURNING at, seq
-     )
-     SELECT c.last_fact_at IS NOT NULL AND (c.last_fact_at, c.last_fact_seq) <= (ins.at, ins.seq) AS appends
-       FROM ins JOIN conversations c ON c.account_id = $1 AND c.id = $2`,
-    [
+    insertFactRow([
       f.account_id, f.conversation_id, f.event_id, f.kind, f.at, f.seq, f.inbox_id, f.assignee_id, f.team_id, f.message_type, f.private, f.sender_type, f.sender_id,
       f.automated, f.status_from, f.status_to, f.actor_type, f.business_hours === null ? null : JSON.stringify(f.business_hours),
-    ],
+    ]),
   );
   const row = r.rows[0];
   return row ? { appends: row.appends, items: factItems(f, 1) } : null;
 }
+
+const moveTimeline = prepared('UPDATE conversations SET timeline = $3, last_fact_at = $4, last_fact_seq = $5 WHERE account_id = $1 AND id = $2');
 
 /**
  * A fact that comes after every other of its conversation: its events derived from the stored
@@ -126,7 +146,7 @@ export async function appendFact(tx: Executor, accountId: number, conversationId
   const events = stepTimeline(timeline, fact);
   if (events.length > 0) await insertEvents(tx, accountId, events.map((e) => ({ ...e, conversation_id: conversationId })));
   await bumpRollups(tx, accountId, [...items, ...events.map((e) => eventItem(e, 1))]);
-  await tx.query('UPDATE conversations SET timeline = $3, last_fact_at = $4, last_fact_seq = $5 WHERE account_id = $1 AND id = $2', [accountId, conversationId, timeline, fact.at, fact.seq]);
+  await tx.query(moveTimeline([accountId, conversationId, timeline, fact.at, fact.seq]));
 }
 
 const num = (v: unknown) => (v === null || v === undefined ? null : Number(v));

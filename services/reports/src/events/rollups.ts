@@ -1,4 +1,4 @@
-import type { Executor } from '@parley/shared';
+import { prepared, type Executor } from '@parley/shared';
 
 /**
  * One thing a metric counts, as the rollups (migration 004) add it up: a reporting event (metric =
@@ -16,6 +16,18 @@ export interface RollupItem {
   v_bh: number;
 }
 
+/** Prepared: every message runs it, and its plan (a set-returning function per item) is the same each time. */
+const addToRollups = prepared(
+  `INSERT INTO rollups AS r (account_id, metric, dim, grain, bucket, dim_id, n, v, v_bh)
+   SELECT $1::bigint, k.metric, k.dim, k.grain, k.bucket, k.dim_id, sum(i.n), sum(i.v::numeric * i.n), sum(i.v_bh::numeric * i.n)
+     FROM unnest($2::text[], $3::timestamptz[], $4::bigint[], $5::bigint[], $6::bigint[], $7::int[], $8::float8[], $9::float8[]) AS i(metric, t, agent, team, inbox, n, v, v_bh)
+     CROSS JOIN LATERAL rollup_keys(i.metric, i.t, i.agent, i.team, i.inbox) k
+    GROUP BY 1, 2, 3, 4, 5, 6
+   HAVING sum(i.n) <> 0 OR sum(i.v::numeric * i.n) <> 0 OR sum(i.v_bh::numeric * i.n) <> 0
+    ORDER BY 2, 3, 4, 5, 6
+   ON CONFLICT (account_id, metric, dim, grain, bucket, dim_id) DO UPDATE SET n = r.n + EXCLUDED.n, v = r.v + EXCLUDED.v, v_bh = r.v_bh + EXCLUDED.v_bh`,
+);
+
 /**
  * Adds items to the rollups in the caller's transaction: one statement, the rows it touches in key
  * order (two transactions touching the same rows take them in the same order). Values are summed
@@ -25,15 +37,7 @@ export interface RollupItem {
 export async function bumpRollups(tx: Executor, accountId: number, items: readonly RollupItem[]): Promise<void> {
   if (items.length === 0) return;
   await tx.query(
-    `INSERT INTO rollups AS r (account_id, metric, dim, grain, bucket, dim_id, n, v, v_bh)
-     SELECT $1::bigint, k.metric, k.dim, k.grain, k.bucket, k.dim_id, sum(i.n), sum(i.v::numeric * i.n), sum(i.v_bh::numeric * i.n)
-       FROM unnest($2::text[], $3::timestamptz[], $4::bigint[], $5::bigint[], $6::bigint[], $7::int[], $8::float8[], $9::float8[]) AS i(metric, t, agent, team, inbox, n, v, v_bh)
-       CROSS JOIN LATERAL rollup_keys(i.metric, i.t, i.agent, i.team, i.inbox) k
-      GROUP BY 1, 2, 3, 4, 5, 6
-     HAVING sum(i.n) <> 0 OR sum(i.v::numeric * i.n) <> 0 OR sum(i.v_bh::numeric * i.n) <> 0
-      ORDER BY 2, 3, 4, 5, 6
-     ON CONFLICT (account_id, metric, dim, grain, bucket, dim_id) DO UPDATE SET n = r.n + EXCLUDED.n, v = r.v + EXCLUDED.v, v_bh = r.v_bh + EXCLUDED.v_bh`,
-    [
+    addToRollups([
       accountId,
       items.map((i) => i.metric),
       items.map((i) => i.t),
@@ -43,7 +47,7 @@ export async function bumpRollups(tx: Executor, accountId: number, items: readon
       items.map((i) => i.n),
       items.map((i) => i.v),
       items.map((i) => i.v_bh),
-    ],
+    ]),
   );
 }
 
