@@ -41,6 +41,14 @@ describe('reports: rollups and the rows agree', () => {
       { since: T0 - 40 * DAY + 123, until: T0 + 45 * DAY - 7, groupBy: 'week', offset: 5.5 },
       { since: T0 - 40 * DAY, until: T0 + 45 * DAY, groupBy: 'month', offset: -3 },
       { since: T0 - 40 * DAY, until: T0 + 45 * DAY, groupBy: 'day', offset: 0 },
+      // A window shorter than its one bucket.
+      { since: T0 + 3 * 3600 + 17, until: T0 + 20 * 3600, groupBy: 'month', offset: 5.5 },
+      // Mid-month to late in a month: the last month's rollup less its hours and days to come
+      // (pieces subtracted), empty weeks, buckets 3.5 hours west.
+      { since: T0 - 10 * DAY + 1800, until: T0 + 26 * DAY + 5 * 3600 + 123, groupBy: 'week', offset: -3.5 },
+      { since: T0 - 40 * DAY + 7, until: T0 + 26 * DAY + 5 * 3600 + 123, groupBy: 'year', offset: 12.75 },
+      // Local days 9.5 hours west, most of them empty.
+      { since: T0 - 5 * DAY, until: T0 + 3 * DAY, groupBy: 'day', offset: -9.5 },
     ];
     for (const scope of scopes) {
       // Hourly buckets (many) for the account and one agent; the rest for every scope.

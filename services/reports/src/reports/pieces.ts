@@ -61,18 +61,31 @@ function unitsOf(a: number, b: number, grains: readonly Grain[]): number {
 }
 
 function countUnits(g: Grain, a: number, b: number): number {
+  if (g !== 'month') return (b - a) / (g === 'hour' ? HOUR : DAY);
   let n = 0;
   for (let t = a; t < b; t = nextOf(g, t)) n += 1;
   return n;
 }
 
+/** Whether a unit of `g` starts at `t` (a month's start is a day's, checked first: no Date for most). */
+const startsAt = (g: Grain, t: number): boolean => (g === 'hour' ? t % HOUR === 0 : g === 'day' ? t % DAY === 0 : t % DAY === 0 && floorTo(g, t) === t);
+
 function split(out: Piece[], k: number, a: number, b: number, grains: readonly Grain[], sign: 1 | -1, merge = true): void {
   const finest = grains[grains.length - 1] as Grain;
   let t = a;
   while (t < b) {
-    const g = grains.find((x) => floorTo(x, t) === t && nextOf(x, t) <= b);
+    const i = grains.findIndex((x) => startsAt(x, t) && nextOf(x, t) <= b);
+    const g = i < 0 ? undefined : (grains[i] as Grain);
+    let end: number;
+    if (!g) end = Math.min(nextOf(finest, floorTo(finest, t)), b);
+    else if (i === 0) end = nextOf(g, t);
+    else {
+      // Units of g follow one another up to the next start of a coarser one (which may fit) or
+      // the last that fits, at once rather than one by one (a year of 5.5-hour days is 8,000 hours).
+      const coarser = grains[i - 1] as Grain;
+      end = Math.min(nextOf(coarser, floorTo(coarser, t)), floorTo(g, b));
+    }
     const grain = g ?? 'raw';
-    const end = g ? nextOf(g, t) : Math.min(nextOf(finest, floorTo(finest, t)), b);
     const last = out[out.length - 1];
     if (merge && last && last.k === k && last.grain === grain && last.sign === sign && last.b === t) last.b = end;
     else out.push({ k, grain, a: t, b: end, sign });
@@ -116,4 +129,70 @@ export function bucketsOf(since: number, until: number, groupBy: GroupBy, offset
     out.push({ k: out.length, start, a: Math.max(start, since), b: Math.min(step(l) - off, until) });
   }
   return out;
+}
+
+/**
+ * How many units of a rollup grain a gap between pieces may hold and still be read through (its
+ * rows are read and given to no piece) rather than start another index range: a range costs a
+ * descent and a loop of the statement, ~ as much as a few dozen rows read.
+ */
+export const GAP_UNITS = 48;
+
+const UNIT_MS: Record<Grain, number> = { hour: HOUR, day: DAY, month: 31 * DAY };
+
+/**
+ * How to read the pieces added (sign 1) of one grain: the index ranges `[a, b)` that hold them
+ * (a rollup grain's merged across gaps of up to `GAP_UNITS`, the rows' only where pieces touch, as
+ * a gap's rows cost as much as any), and which piece a time read belongs to: the `keys[i - 1]` of
+ * the last of the sorted `thresholds` at or before it (i as SQL's `width_bucket` gives it), -1 in
+ * a gap, none before the first.
+ */
+export interface GrainRead {
+  grain: Grain | 'raw';
+  ranges: Array<{ a: number; b: number }>;
+  thresholds: number[];
+  keys: number[];
+  /** Whether the ranges hold gaps (rows of no piece); if not, and the pieces are of one bucket, every row read is that bucket's. */
+  gaps: boolean;
+}
+
+/**
+ * The reads of a set of pieces: per grain, the pieces added; and the pieces subtracted (at most
+ * one a bucket, past the window's end), to be read one by one. Pieces added of one grain never
+ * overlap when the buckets do not (a timeseries', a summary's window and the one before): the
+ * pieces of a bucket do not. Overlapping buckets throw.
+ */
+export function readPlanOf(pieces: readonly Piece[], gap = GAP_UNITS): { reads: GrainRead[]; subtracted: Piece[] } {
+  const by = new Map<Grain | 'raw', Piece[]>();
+  const subtracted: Piece[] = [];
+  for (const p of pieces) {
+    if (p.sign === -1) {
+      subtracted.push(p);
+      continue;
+    }
+    let list = by.get(p.grain);
+    if (!list) by.set(p.grain, (list = []));
+    list.push(p);
+  }
+  const reads: GrainRead[] = [];
+  for (const [grain, list] of [...by.entries()].sort(([x], [y]) => (x < y ? -1 : 1))) {
+    list.sort((x, y) => x.a - y.a);
+    const slack = grain === 'raw' ? 0 : gap * UNIT_MS[grain];
+    const read: GrainRead = { grain, ranges: [], thresholds: [], keys: [], gaps: false };
+    let last: Piece | undefined;
+    for (const p of list) {
+      if (last && p.a < last.b) throw new Error('readPlanOf: the buckets overlap');
+      if (last && p.a > last.b) read.thresholds.push(last.b), read.keys.push(-1);
+      read.thresholds.push(p.a), read.keys.push(p.k);
+      const range = read.ranges[read.ranges.length - 1];
+      if (range && p.a <= range.b + slack) {
+        read.gaps ||= p.a > range.b;
+        range.b = p.b;
+      } else read.ranges.push({ a: p.a, b: p.b });
+      last = p;
+    }
+    if (last) read.thresholds.push(last.b), read.keys.push(-1);
+    reads.push(read);
+  }
+  return { reads, subtracted };
 }

@@ -1,6 +1,6 @@
 import type { Executor } from '@parley/shared';
 import type { GroupBy, Metric, ScopeType } from './params';
-import { bucketsOf, piecesOf, type Grain, type Piece } from './pieces';
+import { bucketsOf, piecesOf, readPlanOf, type Grain, type Piece } from './pieces';
 
 /**
  * Every number reports give comes from one "source" per metric: the rows it counts or averages
@@ -264,11 +264,19 @@ function rawSources(metrics: readonly string[], p: Params, account: string, busi
 /** Totals by rollup metric, then by key (a piece's `k`, or an agent, team or inbox id). */
 type Totals = Map<string, Map<string, Total>>;
 
+/** Unix seconds (the windows' edges are whole seconds, so bucket and piece edges are too). */
+const secs = (ms: number) => ms / 1000;
+
 /**
  * Metrics over pieces of time (src/reports/pieces.ts), grouped by piece key (`k`) or by agent,
  * team or inbox (`by`): the whole hours, days and months from the rollups, the rest (`raw`
- * pieces) from the rows themselves. One statement, each piece one index range read (a lateral
- * per piece). Sums are exact (numeric) whichever way they are added.
+ * pieces) from the rows themselves. One statement that reads a handful of index ranges whatever
+ * the number of pieces (`readPlanOf`: a year of daily buckets is one range of days, not 365
+ * probes), each summed by the piece each row belongs to (`width_bucket` over the unix seconds of
+ * the pieces' sorted starts and the gaps' between them; a rollup row of a gap read through belongs
+ * to none). Pieces subtracted (at most one a bucket, past the window's end) are read one by one.
+ * Times travel as unix seconds (float8), a quarter of the text of timestamps (a year of daily
+ * pieces is ~700 of them). Sums are exact (numeric) whichever way they are added.
  */
 async function fromPieces(
   db: Executor,
@@ -282,39 +290,62 @@ async function fromPieces(
 ): Promise<Totals> {
   if (pieces.length === 0) return new Map();
   const names = [...new Set(metrics.map(rollupMetric))].sort();
+  const { reads, subtracted } = readPlanOf(pieces);
   const p = new Params();
   const a = p.add(accountId);
-  const pk = p.add(pieces.map((x) => x.k));
-  const pg = p.add(pieces.map((x) => x.grain));
-  const pa = p.add(pieces.map((x) => new Date(x.a)));
-  const pb = p.add(pieces.map((x) => new Date(x.b)));
-  const ps = p.add(pieces.map((x) => x.sign));
   const id = dim === 'account' ? null : p.add(dimId);
-  const rollWhere = [`r.account_id = ${a}`, `r.metric = ANY(${p.add(names)}::text[])`, `r.dim = ${p.add(by === 'k' ? dim : by)}`, 'r.grain = p.grain', 'r.bucket >= p.a', 'r.bucket < p.b'];
-  if (id) rollWhere.push(`r.dim_id = ${id}`);
-  else if (by === 'k') rollWhere.push('r.dim_id = 0');
-  const parts = [
-    `SELECT x.m, ${by === 'k' ? 'p.k::text' : 'x.key'} AS key, p.sign * x.n AS n, p.sign * x.s AS s FROM p CROSS JOIN LATERAL (
-       SELECT r.metric AS m, ${by === 'k' ? '' : 'r.dim_id::text AS key, '}sum(r.n) AS n, sum(${businessHours ? 'r.v_bh' : 'r.v'}) AS s
-         FROM rollups r WHERE ${rollWhere.join(' AND ')} GROUP BY r.metric${by === 'k' ? '' : ', r.dim_id'}) x
-      WHERE p.grain <> 'raw'`,
-  ];
-  for (const src of rawSources(names, p, a, businessHours)) {
-    const where = [...src.where, `${src.t} >= p.a`, `${src.t} < p.b`];
-    if (id) where.push(`${src.dims[dim as Dimension]} = ${id}`);
-    if (by !== 'k') where.push(`${src.dims[by]} IS NOT NULL`);
-    parts.push(
-      `SELECT x.m, ${by === 'k' ? 'p.k::text' : 'x.key'} AS key, p.sign * x.n AS n, p.sign * x.s AS s FROM p CROSS JOIN LATERAL (
-         SELECT ${src.m} AS m, ${by === 'k' ? '' : `${src.dims[by]}::text AS key, `}count(*) AS n, sum((${src.v})::numeric) AS s
-           FROM ${src.from} WHERE ${where.join(' AND ')} GROUP BY 1${by === 'k' ? '' : ', 2'}) x
-        WHERE p.grain = 'raw'`,
-    );
+  // Parameters made when first used: one the statement does not use has no type.
+  let metricsParam: string | undefined;
+  let sources: ReturnType<typeof rawSources> | undefined;
+  /**
+   * The rows of `[lo, hi)` of a grain summed by metric, by `piece` (an expression of their time;
+   * none: one piece) and, grouped by agent, team or inbox, by `key`.
+   */
+  const summed = (grain: Grain | 'raw', lo: string, hi: string, piece: (t: string) => string | null): string[] => {
+    if (grain !== 'raw') {
+      const where = [`r.account_id = ${a}`, `r.metric = ANY(${(metricsParam ??= p.add(names))}::text[])`, `r.dim = ${p.add(by === 'k' ? dim : by)}`, `r.grain = ${p.add(grain)}`, `r.bucket >= ${lo}`, `r.bucket < ${hi}`];
+      if (id) where.push(`r.dim_id = ${id}`);
+      else if (by === 'k') where.push('r.dim_id = 0');
+      const pc = piece('r.bucket');
+      return [`SELECT r.metric AS m, ${pc ?? '0'} AS piece, ${by === 'k' ? '0' : 'r.dim_id'} AS key, sum(r.n) AS n, sum(r.${businessHours ? 'v_bh' : 'v'}) AS s FROM rollups r WHERE ${where.join(' AND ')} GROUP BY 1, 2, 3`];
+    }
+    return (sources ??= rawSources(names, p, a, businessHours)).map((src) => {
+      const where = [...src.where, `${src.t} >= ${lo}`, `${src.t} < ${hi}`];
+      if (id) where.push(`${src.dims[dim as Dimension]} = ${id}`);
+      if (by !== 'k') where.push(`${src.dims[by]} IS NOT NULL`);
+      return `SELECT ${src.m} AS m, ${piece(src.t) ?? '0'} AS piece, ${by === 'k' ? '0' : src.dims[by]} AS key, count(*) AS n, sum((${src.v})::numeric) AS s FROM ${src.from} WHERE ${where.join(' AND ')} GROUP BY 1, 2, 3`;
+    });
+  };
+  /** Stretches as rows `w(a, b)` (timestamps), with their piece `k` if asked. */
+  const spans = (list: ReadonlyArray<{ a: number; b: number; k?: number }>, withKey = false) => {
+    const [a, b] = [p.add(list.map((x) => secs(x.a))), p.add(list.map((x) => secs(x.b)))];
+    const k = withKey ? `, ${p.add(list.map((x) => x.k))}::int[]` : '';
+    return `(SELECT to_timestamp(a) AS a, to_timestamp(b) AS b${k ? ', k' : ''} FROM unnest(${a}::float8[], ${b}::float8[]${k}) AS w(a, b${k ? ', k' : ''})) w`;
+  };
+  const parts: string[] = [];
+  for (const read of reads) {
+    const from = spans(read.ranges);
+    const one = read.keys.every((k) => k === read.keys[0] || k === -1);
+    // Each row's piece where it matters: buckets told apart, or a gap's rows left out.
+    let piece: (t: string) => string = () => String(read.keys[0]);
+    if (read.gaps || (by === 'k' && !one)) {
+      const [thresholds, keys] = [p.add(read.thresholds.map(secs)), p.add(read.keys)];
+      piece = (t) => `(${keys}::int[])[width_bucket(date_part('epoch', ${t}), ${thresholds}::float8[])]`;
+    }
+    for (const sql of summed(read.grain, 'w.a', 'w.b', piece)) {
+      parts.push(`SELECT y.m, ${by === 'k' ? 'y.piece' : 'y.key'}::bigint AS k, y.n, y.s FROM ${from} CROSS JOIN LATERAL (${sql}) y${read.gaps ? ' WHERE y.piece >= 0' : ''}`);
+    }
   }
-  const text = `
-    WITH p AS (SELECT * FROM unnest(${pk}::int[], ${pg}::text[], ${pa}::timestamptz[], ${pb}::timestamptz[], ${ps}::int[]) AS p(k, grain, a, b, sign))
-    SELECT m, key, sum(n)::bigint AS n, sum(s)::float8 AS s FROM (${parts.join('\n UNION ALL \n')}) y GROUP BY m, key HAVING sum(n) <> 0 OR sum(s) <> 0`;
-  // Planned for its values each time: a generic plan, blind to how many pieces there are and how
-  // big the tables are, scans the rollups once per piece on a small account.
+  for (const grain of [...new Set(subtracted.map((x) => x.grain))]) {
+    const from = spans(subtracted.filter((x) => x.grain === grain), by === 'k');
+    for (const sql of summed(grain, 'w.a', 'w.b', () => null)) {
+      parts.push(`SELECT y.m, ${by === 'k' ? 'w.k' : 'y.key'}::bigint AS k, -y.n, -y.s FROM ${from} CROSS JOIN LATERAL (${sql}) y`);
+    }
+  }
+  // Grouped by numbers (the key as text only at the end: casting every row cost the agents table most of its time).
+  const text = `SELECT m, k::text AS key, sum(n)::bigint AS n, sum(s)::float8 AS s FROM (${parts.join('\n UNION ALL \n')}) y GROUP BY m, k HAVING sum(n) <> 0 OR sum(s) <> 0`;
+  // Planned for its values each time: a generic plan, blind to how many ranges there are and how
+  // big the tables are, may read the rollups whole on a small account.
   const r = await db.query<{ m: string; key: string; n: string; s: number | null }>(text, p.values);
   const out: Totals = new Map();
   for (const row of r.rows) {
