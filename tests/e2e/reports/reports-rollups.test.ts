@@ -90,4 +90,31 @@ describe('reports: rollups and the rows agree', () => {
     expect(other.body).toMatchObject({ conversations_count: 1, resolutions_count: 1, outgoing_messages_count: 1 });
     expect(await get(`/reports/summary?${w}`)).toMatchObject({ conversations_count: 4, resolutions_count: 3 });
   });
+
+  it('when a window ends late in a month with numbers after its end, then its month less the days, hours and rows after the end is the rows summed', async () => {
+    // Reply times through late March 2025 in the other account (after the test above read it):
+    // a window ending on the 28th takes March's rollup and subtracts what comes after its end.
+    const other = s.other.accountId;
+    const at = [18.5, 25.25, 26.1, 26.2 + 1 / 24, 26.9, 27.3, 28.75, 29.99].map((d) => new Date((T0 + Math.round(d * DAY)) * 1000));
+    for (const [i, t] of at.entries()) {
+      await db.query(
+        `INSERT INTO reports.reporting_events (account_id, name, value, value_in_business_hours, event_start_time, event_end_time, conversation_id, created_at)
+         VALUES ($1, 'reply_time', $2, $3, $4, $4, 1, $4)`,
+        [other, 60 * (i + 1), 7 * i, t],
+      );
+    }
+    await db.query('SELECT reports.rebuild_rollups($1)', [other]);
+    const getOther = async (path: string) => {
+      const res = await s.call('GET', `/api/v2/accounts/${other}${path}`, { token: s.other.admin.token });
+      expect({ path, status: res.status }).toEqual({ path, status: 200 });
+      return res.body;
+    };
+    const until = T0 + 26 * DAY + 5 * 3600 + 123;
+    for (const c of [
+      { since: T0 - 3 * DAY, until, groupBy: 'week', offset: 0, businessHours: false },
+      { since: T0 + 3 * DAY + 1, until, groupBy: 'month', offset: 5.5, businessHours: true },
+    ]) {
+      await expectRowsAgree(db, getOther, other, { scope: { type: 'account' }, ...c, metrics: ['reply_time'] });
+    }
+  });
 });

@@ -16,19 +16,27 @@ export interface Piece {
 const HOUR = 3_600_000;
 const DAY = 86_400_000;
 
+/** The UTC month holding `t`: the last one asked for is kept, as pieces are made in time order (a Date per ask was most of their cost). */
+let month = { start: 0, end: 0 };
+const monthOf = (t: number): { start: number; end: number } => {
+  if (t < month.start || t >= month.end) {
+    const d = new Date(t);
+    month = { start: Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), 1), end: Date.UTC(d.getUTCFullYear(), d.getUTCMonth() + 1, 1) };
+  }
+  return month;
+};
+
 const floorTo = (g: Grain, t: number): number => {
   if (g === 'hour') return Math.floor(t / HOUR) * HOUR;
   if (g === 'day') return Math.floor(t / DAY) * DAY;
-  const d = new Date(t);
-  return Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), 1);
+  return monthOf(t).start;
 };
 
 /** The start of the unit after the one starting at `t`. */
 const nextOf = (g: Grain, t: number): number => {
   if (g === 'hour') return t + HOUR;
   if (g === 'day') return t + DAY;
-  const d = new Date(t);
-  return Date.UTC(d.getUTCFullYear(), d.getUTCMonth() + 1, 1);
+  return monthOf(t).end;
 };
 
 /**

@@ -267,12 +267,15 @@ type Totals = Map<string, Map<string, Total>>;
 /** Unix seconds (the windows' edges are whole seconds, so bucket and piece edges are too). */
 const secs = (ms: number) => ms / 1000;
 
+/** A Postgres array literal of numbers (node-pg would quote and escape each element). */
+const numbers = (list: readonly number[]) => `{${list.join(',')}}`;
+
 /**
  * Metrics over pieces of time (src/reports/pieces.ts), grouped by piece key (`k`) or by agent,
  * team or inbox (`by`): the whole hours, days and months from the rollups, the rest (`raw`
  * pieces) from the rows themselves. One statement that reads a handful of index ranges whatever
  * the number of pieces (`readPlanOf`: a year of daily buckets is one range of days, not 365
- * probes), each summed by the piece each row belongs to (`width_bucket` over the unix seconds of
+ * probes), each row summed into the piece it belongs to (`width_bucket` over the unix seconds of
  * the pieces' sorted starts and the gaps' between them; a rollup row of a gap read through belongs
  * to none). Pieces subtracted (at most one a bucket, past the window's end) are read one by one.
  * Times travel as unix seconds (float8), a quarter of the text of timestamps (a year of daily
@@ -298,8 +301,10 @@ async function fromPieces(
   let metricsParam: string | undefined;
   let sources: ReturnType<typeof rawSources> | undefined;
   /**
-   * The rows of `[lo, hi)` of a grain summed by metric, by `piece` (an expression of their time;
-   * none: one piece) and, grouped by agent, team or inbox, by `key`.
+   * The rows of `[lo, hi)` of a grain: metric, `piece` (an expression of their time; none: one
+   * piece), agent, team or inbox (`key`, when grouped by them), count and sum. Summed once, at the
+   * end (a hash table per range cost more than it saved); OFFSET 0 keeps each a range scan per
+   * range (left to itself the planner joins the ranges to all the account's rollups).
    */
   const summed = (grain: Grain | 'raw', lo: string, hi: string, piece: (t: string) => string | null): string[] => {
     if (grain !== 'raw') {
@@ -307,19 +312,19 @@ async function fromPieces(
       if (id) where.push(`r.dim_id = ${id}`);
       else if (by === 'k') where.push('r.dim_id = 0');
       const pc = piece('r.bucket');
-      return [`SELECT r.metric AS m, ${pc ?? '0'} AS piece, ${by === 'k' ? '0' : 'r.dim_id'} AS key, sum(r.n) AS n, sum(r.${businessHours ? 'v_bh' : 'v'}) AS s FROM rollups r WHERE ${where.join(' AND ')} GROUP BY 1, 2, 3`];
+      return [`SELECT r.metric AS m, ${pc ?? '0'} AS piece, ${by === 'k' ? '0' : 'r.dim_id'} AS key, r.n, r.${businessHours ? 'v_bh' : 'v'} AS s FROM rollups r WHERE ${where.join(' AND ')} OFFSET 0`];
     }
     return (sources ??= rawSources(names, p, a, businessHours)).map((src) => {
       const where = [...src.where, `${src.t} >= ${lo}`, `${src.t} < ${hi}`];
       if (id) where.push(`${src.dims[dim as Dimension]} = ${id}`);
       if (by !== 'k') where.push(`${src.dims[by]} IS NOT NULL`);
-      return `SELECT ${src.m} AS m, ${piece(src.t) ?? '0'} AS piece, ${by === 'k' ? '0' : src.dims[by]} AS key, count(*) AS n, sum((${src.v})::numeric) AS s FROM ${src.from} WHERE ${where.join(' AND ')} GROUP BY 1, 2, 3`;
+      return `SELECT ${src.m} AS m, ${piece(src.t) ?? '0'} AS piece, ${by === 'k' ? '0' : src.dims[by]} AS key, 1 AS n, (${src.v})::numeric AS s FROM ${src.from} WHERE ${where.join(' AND ')} OFFSET 0`;
     });
   };
   /** Stretches as rows `w(a, b)` (timestamps), with their piece `k` if asked. */
   const spans = (list: ReadonlyArray<{ a: number; b: number; k?: number }>, withKey = false) => {
-    const [a, b] = [p.add(list.map((x) => secs(x.a))), p.add(list.map((x) => secs(x.b)))];
-    const k = withKey ? `, ${p.add(list.map((x) => x.k))}::int[]` : '';
+    const [a, b] = [p.add(numbers(list.map((x) => secs(x.a)))), p.add(numbers(list.map((x) => secs(x.b))))];
+    const k = withKey ? `, ${p.add(numbers(list.map((x) => x.k as number)))}::int[]` : '';
     return `(SELECT to_timestamp(a) AS a, to_timestamp(b) AS b${k ? ', k' : ''} FROM unnest(${a}::float8[], ${b}::float8[]${k}) AS w(a, b${k ? ', k' : ''})) w`;
   };
   const parts: string[] = [];
@@ -329,7 +334,7 @@ async function fromPieces(
     // Each row's piece where it matters: buckets told apart, or a gap's rows left out.
     let piece: (t: string) => string = () => String(read.keys[0]);
     if (read.gaps || (by === 'k' && !one)) {
-      const [thresholds, keys] = [p.add(read.thresholds.map(secs)), p.add(read.keys)];
+      const [thresholds, keys] = [p.add(numbers(read.thresholds.map(secs))), p.add(numbers(read.keys))];
       piece = (t) => `(${keys}::int[])[width_bucket(date_part('epoch', ${t}), ${thresholds}::float8[])]`;
     }
     for (const sql of summed(read.grain, 'w.a', 'w.b', piece)) {
@@ -342,7 +347,7 @@ async function fromPieces(
       parts.push(`SELECT y.m, ${by === 'k' ? 'w.k' : 'y.key'}::bigint AS k, -y.n, -y.s FROM ${from} CROSS JOIN LATERAL (${sql}) y`);
     }
   }
-  // Grouped by numbers (the key as text only at the end: casting every row cost the agents table most of its time).
+  // Grouped by numbers, the key made text only at the end.
   const text = `SELECT m, k::text AS key, sum(n)::bigint AS n, sum(s)::float8 AS s FROM (${parts.join('\n UNION ALL \n')}) y GROUP BY m, k HAVING sum(n) <> 0 OR sum(s) <> 0`;
   // Planned for its values each time: a generic plan, blind to how many ranges there are and how
   // big the tables are, may read the rollups whole on a small account.
