@@ -8,8 +8,23 @@ import { withTraceparent } from './tracing';
 import { buildEnvelope, type EventEnvelope, type NewEvent } from './events/envelope';
 
 const insertOutbox = prepared('INSERT INTO outbox (event_id, routing_key, payload) VALUES ($1, $2, $3)');
-const claimOutbox = prepared('SELECT id, routing_key, payload FROM outbox WHERE published_at IS NULL ORDER BY id LIMIT $1 FOR UPDATE SKIP LOCKED');
-const markPublished = prepared('UPDATE outbox SET published_at = now(), attempts = attempts + 1 WHERE id = ANY($1::bigint[])');
+/**
+ * Claims the oldest unpublished rows and marks them published in one statement: the mark holds
+ * only if the transaction commits, which the relay does after the broker confirmed every row (a
+ * failed publish rolls it back). The payload comes as the text Postgres stores, published as is
+ * (no parse and re-serialisation in the relay); RETURNING has no order, the caller sorts by id.
+ */
+const claimOutbox = prepared(
+  `UPDATE outbox o SET published_at = now(), attempts = o.attempts + 1
+     FROM (SELECT id FROM outbox WHERE published_at IS NULL ORDER BY id LIMIT $1 FOR UPDATE SKIP LOCKED) c
+    WHERE o.id = c.id
+   RETURNING o.id, o.event_id, o.routing_key, o.payload::text AS payload, o.payload->>'traceparent' AS traceparent`,
+);
+
+/** Outbox ids (bigint, as pg gives them: decimal strings) in numeric order. */
+function byId(a: { id: string }, b: { id: string }): number {
+  return a.id.length - b.id.length || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
+}
 
 /**
  * Records an event in the service's outbox, inside the caller's transaction: the event
@@ -138,27 +153,27 @@ export class OutboxRelay {
     const client = await this.opts.pool.connect();
     try {
       await client.query('BEGIN');
-      const { rows } = await client.query<{ id: string; routing_key: string; payload: EventEnvelope }>(claimOutbox([this.batchSize]));
+      const { rows } = await client.query<{ id: string; event_id: string; routing_key: string; payload: string; traceparent: string | null }>(claimOutbox([this.batchSize]));
       if (rows.length === 0) {
         await client.query('COMMIT');
         return 0;
       }
+      rows.sort(byId);
       const ch = await this.opts.amqp.confirmChannel();
       for (const row of rows) {
         // In the trace of the request that wrote the event (tracing on: the amqplib
         // instrumentation's publish span joins it and passes it on in the message headers).
-        withTraceparent(row.payload.traceparent, () =>
-          ch.publish(this.opts.amqp.exchange, row.routing_key, Buffer.from(JSON.stringify(row.payload)), {
+        withTraceparent(row.traceparent, () =>
+          ch.publish(this.opts.amqp.exchange, row.routing_key, Buffer.from(row.payload), {
             persistent: true,
             contentType: 'application/json',
-            messageId: row.payload.id,
+            messageId: row.event_id,
             type: row.routing_key,
             timestamp: Math.floor(Date.now() / 1000),
           }),
         );
       }
       await ch.waitForConfirms();
-      await client.query(markPublished([rows.map((r) => r.id)]));
       await client.query('COMMIT');
       return rows.length;
     } catch (err) {

@@ -154,6 +154,31 @@ describe('outbox relay and consumer runner against real Postgres and RabbitMQ', 
     }
   });
 
+  it('when more events are waiting than a batch holds, then each is published once, in the order written, as stored, and marked', async () => {
+    const amqp = new AmqpConnection(infra().amqpUrl, log, env.namespace);
+    await amqp.connect();
+    const relay = new OutboxRelay({ pool, listenUrl: roleUrl, schema: SERVICE, amqp, log, pollMs: 60_000, batchSize: 3 });
+    const sink = await tap('test.ping');
+    try {
+      const ctx = systemContext(SERVICE, 1, 'req-order');
+      const written = await withTransaction(pool, async (tx) => {
+        const out = [];
+        for (let i = 0; i < 10; i++) out.push(await writeEvent(tx, ctx, { type: 'test.ping', accountId: 1, data: { id: `n${i}`, text: 'é "quoted" \\ ✓' } }));
+        return out;
+      });
+      relay.start();
+      await waitFor(() => sink.received.length >= 10, { what: 'ten events published' });
+      expect(sink.received.map((e) => e.id)).toEqual(written.map((e) => e.id));
+      expect(sink.received[0]).toEqual(JSON.parse(JSON.stringify(written[0])));
+      const { rows } = await pool.query('SELECT count(*)::int AS n FROM outbox WHERE event_id = ANY($1::uuid[]) AND published_at IS NOT NULL AND attempts = 1', [written.map((e) => e.id)]);
+      expect(rows[0].n).toBe(10);
+    } finally {
+      await sink.close();
+      await relay.stop();
+      await amqp.close();
+    }
+  });
+
   describe('consumer', () => {
     let amqp: AmqpConnection;
     let consumer: EventConsumer;
