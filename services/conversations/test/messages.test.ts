@@ -43,6 +43,31 @@ describe('messages (service level)', () => {
     expect(ev.data).toMatchObject({ account_id: acc.accountId, inbox_id: inbox.id, content_type: 'text', status: 'sent', sender_type: 'User', sender_id: acc.adminId, source_id: null, created_at: res.body.created_at });
   });
 
+  it('when an agent first replies to a waiting conversation, then the row stored (written with the commit) is the one its events carry, to the millisecond', async () => {
+    const conv = await createConversation(h, acc, inbox.id);
+    const res = await send(conv.id, { content: 'first reply' });
+    expect(res.status).toBe(200);
+    const { rows } = await h.svc.deps.pool.query(
+      'SELECT last_activity_at, waiting_since, first_reply_created_at, updated_at, status FROM conversations WHERE account_id = $1 AND display_id = $2',
+      [acc.accountId, conv.id],
+    );
+    const row = rows[0];
+    const [msg] = await h.events(acc.accountId, 'message.created');
+    const [updated] = (await h.events(acc.accountId, 'conversation.updated')).slice(-1);
+    expect(row.waiting_since).toBeNull();
+    expect(row.first_reply_created_at).not.toBeNull();
+    expect(row.last_activity_at.getTime()).toBe(row.first_reply_created_at.getTime());
+    expect(msg.data.conversation).toMatchObject({ waiting_since: null, first_reply_created_at: Math.floor(row.first_reply_created_at.getTime() / 1000), last_activity_at: Math.floor(row.last_activity_at.getTime() / 1000) });
+    expect(updated.changes).toMatchObject({ waiting_since: [conv.waiting_since, null], first_reply_created_at: [null, msg.data.conversation.first_reply_created_at] });
+    // The answer is the conversation as stored: a second reply sees the first one's times.
+    const again = await send(conv.id, { content: 'second reply' });
+    expect(again.status).toBe(200);
+    const after = (await h.svc.deps.pool.query('SELECT last_activity_at, first_reply_created_at, updated_at FROM conversations WHERE account_id = $1 AND display_id = $2', [acc.accountId, conv.id])).rows[0];
+    expect(after.first_reply_created_at.getTime()).toBe(row.first_reply_created_at.getTime());
+    expect(after.last_activity_at.getTime()).toBeGreaterThanOrEqual(row.last_activity_at.getTime());
+    expect(after.updated_at.getTime()).toBeGreaterThanOrEqual(row.updated_at.getTime());
+  });
+
   it('when messages come and go, then waiting_since and first_reply_created_at follow Chatwoot', async () => {
     const conv = await createConversation(h, acc, inbox.id);
     expect(conv.waiting_since).toBeGreaterThan(0);

@@ -3,7 +3,7 @@ import { addParticipants } from './participation';
 import { priorityName, type ConversationRow, type MessageRow } from '../common/rows';
 import { conversationSnapshot, messageSnapshot } from '../common/snapshots';
 import { insertMessage } from '../messages/repository';
-import { updateConversationRow, type ConversationPatch } from './repository';
+import { updateConversationAtCommit, updateConversationRow, type ConversationPatch } from './repository';
 
 /** Who made a change and why: the request context, plus the event that caused it (commands, cascades). */
 export interface Cause {
@@ -57,6 +57,11 @@ export interface ChangeOptions {
   statusActivity?: string;
   /** Names for the activity messages, looked up by the caller when it has them. */
   names?: { assignee?: string | null; team?: string | null; previousTeam?: string | null };
+  /**
+   * The transaction changes the conversation no more after this: a change of its times only (a
+   * message's) may be written with the COMMIT (updateConversationAtCommit), a round trip fewer.
+   */
+  last?: boolean;
 }
 
 const STATUS_ACTIVITY: Record<string, string> = {
@@ -92,7 +97,7 @@ export async function changeConversation(tx: Executor, cause: Cause, before: Con
   }
   if (Object.keys(full).length === 0) return before;
   full.updated_at = new Date();
-  const after = await updateConversationRow(tx, before.account_id, before.id, full);
+  const after = (opts.last ? updateConversationAtCommit(tx, before, full) : null) ?? (await updateConversationRow(tx, before.account_id, before.id, full));
 
   const changes = diff(conversationSnapshot(before), conversationSnapshot(after), WATCHED);
   if (Object.keys(changes).length === 0) return after;

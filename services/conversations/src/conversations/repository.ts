@@ -1,4 +1,5 @@
-import type { Executor } from '@parley/shared';
+import { atCommit, type Executor } from '@parley/shared';
+import { escapeLiteral } from 'pg';
 import type { ConversationRow } from '../common/rows';
 
 /** The columns a new conversation is inserted with (the rest take their defaults). */
@@ -84,6 +85,29 @@ export async function updateConversationRow(tx: Executor, accountId: number, id:
   }
   const { rows } = await tx.query<ConversationRow>(`UPDATE conversations SET ${sets.join(', ')} WHERE account_id = $1 AND id = $2 RETURNING *`, values);
   return rows[0] as ConversationRow;
+}
+
+/** The columns `updateConversationAtCommit` writes: the times a message moves. */
+const AT_COMMIT: ReadonlySet<string> = new Set(['last_activity_at', 'waiting_since', 'first_reply_created_at', 'updated_at']);
+
+/**
+ * Queues a patch of the conversation's times to be written with the transaction's COMMIT (in its
+ * round trip, before the outbox rows: `atCommit`) and answers the row it leaves, which the caller
+ * knows without reading it back (no trigger changes a conversation row). Null when the patch holds
+ * other columns or `tx` is not a transaction that writes at commit: the caller updates at once.
+ * Only for a conversation this transaction locked and changes nothing else of afterwards (a later
+ * change of the row would be overwritten by this one at commit).
+ */
+export function updateConversationAtCommit(tx: Executor, before: ConversationRow, patch: ConversationPatch): ConversationRow | null {
+  const keys = Object.keys(patch) as Array<keyof ConversationPatch>;
+  if (keys.length === 0 || !keys.every((k) => AT_COMMIT.has(k))) return null;
+  const sets = keys.map((k) => {
+    const v = patch[k] as Date | string | null;
+    return `${k} = ${v === null ? 'NULL' : `${escapeLiteral(v instanceof Date ? v.toISOString() : String(v))}::timestamptz`}`;
+  });
+  const sql = `UPDATE conversations SET ${sets.join(', ')} WHERE account_id = ${Number(before.account_id)} AND id = ${escapeLiteral(String(before.id))}`;
+  if (!atCommit(tx, sql)) return null;
+  return { ...before, ...patch };
 }
 
 export async function deleteConversationRow(tx: Executor, accountId: number, id: string): Promise<void> {

@@ -60,7 +60,7 @@ export const messageRoutes = [
           source_id: body.source_id ?? null,
           ...senderFor(ctx, conv, type),
           files,
-        }),
+        }, { last: true }),
       );
       const refs = await loadRefs(pool, projections, ctx, accountId, [], [m]);
       return messageData(m, c, refs, 0, body.echo_id);

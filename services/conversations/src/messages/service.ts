@@ -71,7 +71,14 @@ export function assertHasContent(content: string | null | undefined, files: Uplo
  * message reopens a resolved (unless muted) or snoozed conversation and starts the wait; the
  * first human reply sets first_reply_created_at; human and bot replies end the wait.
  */
-export async function createMessage(tx: Executor, cause: Cause, conv: ConversationRow, input: MessageInput): Promise<{ message: MessageRow; conversation: ConversationRow }> {
+export async function createMessage(
+  tx: Executor,
+  cause: Cause,
+  conv: ConversationRow,
+  input: MessageInput,
+  /** `last`: the caller's transaction changes the conversation no more after this (see ChangeOptions). */
+  opts: { last?: boolean } = {},
+): Promise<{ message: MessageRow; conversation: ConversationRow }> {
   const { files, ...fields } = input;
   // The sender (and a note's mentioned agents) take part from this message on: added by its insert.
   const { users } = participantsOf(fields);
@@ -102,7 +109,7 @@ export async function createMessage(tx: Executor, cause: Cause, conv: Conversati
     if (human && conv.first_reply_created_at === null) patch.first_reply_created_at = message.created_at;
     if ((human || bot) && conv.waiting_since !== null) patch.waiting_since = null;
   }
-  const after = await changeConversation(tx, cause, conv, patch, { statusActivity });
+  const after = await changeConversation(tx, cause, conv, patch, { statusActivity, last: opts.last });
   await recordParticipation(tx, after, message, { participantsAdded: true });
   await emit(tx, cause, 'message.created', after.account_id, messageSnapshot(message, after));
   return { message, conversation: after };

@@ -159,7 +159,7 @@ export const publicRoutes = [
           sender_type: 'Contact',
           sender_id: scope.contact.id,
           files,
-        });
+        }, { last: true });
       });
       return (await presentPublicMessages(deps.pool, deps.projections, scope, conv, [message]))[0];
     },
