@@ -1,6 +1,7 @@
 import type { Channel, ChannelModel, ConsumeMessage } from 'amqplib';
 import type { Pool, PoolClient } from 'pg';
-import { begin, commit, prepared, rollback } from './db';
+import { escapeLiteral } from 'pg';
+import { begin, commit, rollback } from './db';
 import type { Logger } from './logger';
 import type { AmqpConnection } from './amqp';
 import { parseEnvelope, type EventEnvelope } from './events/envelope';
@@ -58,8 +59,10 @@ export class PoisonMessageError extends Error {}
 
 export const ATTEMPTS_HEADER = 'x-parley-attempts';
 
-const recordEvent = prepared('INSERT INTO processed_events (event_id, consumer) VALUES ($1, $2) ON CONFLICT DO NOTHING');
-const recordEvents = prepared('INSERT INTO processed_events (event_id, consumer) SELECT unnest($1::uuid[]), $2 ON CONFLICT DO NOTHING RETURNING event_id');
+/** The dedupe rows of events (those not seen before come back), as SQL to send with the BEGIN. */
+function recordEventsSql(ids: string[], consumer: string): string {
+  return `INSERT INTO processed_events (event_id, consumer) SELECT unnest(${escapeLiteral(`{${ids.join(',')}}`)}::uuid[]), ${escapeLiteral(consumer)} ON CONFLICT DO NOTHING RETURNING event_id`;
+}
 
 /** Pause before a message that failed on an outage is tried again. */
 const OUTAGE_RETRY_MS = 2000;
@@ -405,9 +408,9 @@ export class EventConsumer {
   async processBatch(events: EventEnvelope[]): Promise<Set<string>> {
     const client = await this.opts.pool.connect();
     try {
-      await begin(client);
       const ids = [...new Set(events.map((e) => e.id))];
-      const ins = await client.query<{ event_id: string }>(recordEvents([ids, this.opts.queue]));
+      // With the BEGIN, in one round trip (ids are uuids: the envelope schema checked them).
+      const ins = await begin<{ event_id: string }>(client, recordEventsSql(ids, this.opts.queue));
       const fresh = new Set(ins.rows.map((r) => r.event_id));
       const seen = new Set<string>();
       // In arrival order, each event once (a duplicate within the batch is handled once).
@@ -438,8 +441,7 @@ export class EventConsumer {
   async process(event: EventEnvelope): Promise<boolean> {
     const client = await this.opts.pool.connect();
     try {
-      await begin(client);
-      const ins = await client.query(recordEvent([event.id, this.opts.queue]));
+      const ins = await begin(client, recordEventsSql([event.id], this.opts.queue));
       if (ins.rowCount === 0) {
         await rollback(client);
         return false;

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { Pool, type PoolClient, type PoolConfig, type QueryConfig, Client } from 'pg';
+import { Pool, type PoolClient, type PoolConfig, type QueryConfig, type QueryResult, type QueryResultRow, Client } from 'pg';
 import type { Logger } from './logger';
 
 export type { Pool, PoolClient };
@@ -77,10 +77,22 @@ const beforeCommit = new WeakMap<PoolClient, AtCommit>();
  * Opens a transaction on `client` whose COMMIT (`commit`) may carry statements queued with
  * `atCommit`: they run first, in the same round trip. Used by `withTransaction` and the
  * consumer kit; a transaction opened any other way runs its statements at once.
+ *
+ * `first`: the transaction's first statement (complete SQL, values already literals:
+ * `escapeLiteral`, or integers the caller checked), sent with the BEGIN in one message, a round
+ * trip fewer; its result is returned. If it fails, the transaction is aborted: roll it back.
  */
-export async function begin(client: PoolClient): Promise<void> {
+export async function begin(client: PoolClient): Promise<void>;
+export async function begin<R extends QueryResultRow = QueryResultRow>(client: PoolClient, first: string): Promise<QueryResult<R>>;
+export async function begin(client: PoolClient, first?: string): Promise<QueryResult | void> {
   beforeCommit.set(client, { sql: [], gathered: new Map() });
-  await client.query('BEGIN');
+  if (first === undefined) {
+    await client.query('BEGIN');
+    return;
+  }
+  // Several statements in one simple query answer one result each: BEGIN's, then `first`'s.
+  const results = (await client.query(`BEGIN;\n${first}`)) as unknown as QueryResult[];
+  return results[results.length - 1] as QueryResult;
 }
 
 /**
@@ -134,10 +146,22 @@ export async function rollback(client: PoolClient): Promise<void> {
 
 /** Runs `fn` in one transaction; commits on success, rolls back and rethrows on error. */
 export async function withTransaction<T>(pool: Pool, fn: (tx: PoolClient) => Promise<T>): Promise<T> {
+  return inTransaction(pool, null, (tx) => fn(tx));
+}
+
+/**
+ * `withTransaction` whose first statement goes with the BEGIN (see `begin`'s `first`): `fn` gets
+ * its result. For a use case that starts by reading (locking) what it changes.
+ */
+export async function withTransactionFrom<R extends QueryResultRow, T>(pool: Pool, first: string, fn: (tx: PoolClient, firstResult: QueryResult<R>) => Promise<T>): Promise<T> {
+  return inTransaction(pool, first, (tx, r) => fn(tx, r as QueryResult<R>));
+}
+
+async function inTransaction<T>(pool: Pool, first: string | null, fn: (tx: PoolClient, firstResult: QueryResult | null) => Promise<T>): Promise<T> {
   const client = await pool.connect();
   try {
-    await begin(client);
-    const result = await fn(client);
+    const firstResult = first === null ? (await begin(client), null) : await begin(client, first);
+    const result = await fn(client, firstResult);
     await commit(client);
     return result;
   } catch (err) {

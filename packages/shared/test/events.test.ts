@@ -17,6 +17,7 @@ import {
   serviceDatabaseUrl,
   systemContext,
   withTransaction,
+  withTransactionFrom,
   writeEvent,
   type Pool,
 } from '../src';
@@ -351,6 +352,38 @@ describe('outbox relay and consumer runner against real Postgres and RabbitMQ', 
     expect(atCommit(pool, 'SELECT 1')).toBe(false);
     const ok = await withTransaction(pool, (tx) => writeEvent(tx, ctx, { type: 'test.ping', accountId: 1, data: { id: 'at-commit-ok' } }));
     expect((await pool.query('SELECT routing_key, payload FROM outbox WHERE event_id = $1', [ok.id])).rows).toEqual([{ routing_key: 'test.ping', payload: ok }]);
+  });
+
+  it('when a transaction opens with its first statement, then that statement is in it: its result, its lock, and nothing kept if it fails', async () => {
+    const ctx = systemContext(SERVICE, 1, 'req-first');
+    const id = (await withTransaction(pool, (tx) => writeEvent(tx, ctx, { type: 'test.ping', accountId: 1, data: { id: 'first' } }))).id;
+    const got = await withTransactionFrom<{ event_id: string; txid: string }, string>(
+      pool,
+      `SELECT event_id, txid_current()::text AS txid FROM outbox WHERE event_id = '${id}' FOR UPDATE`,
+      async (tx, first) => {
+        // The same transaction: the BEGIN came first, the lock is held until the commit.
+        expect((await tx.query('SELECT txid_current()::text AS t')).rows[0].t).toBe(first.rows[0]?.txid);
+        const other = await pool.connect();
+        try {
+          await other.query("SET lock_timeout = '100ms'");
+          await expect(other.query('SELECT 1 FROM outbox WHERE event_id = $1 FOR UPDATE', [id])).rejects.toThrow(/lock/);
+        } finally {
+          other.release();
+        }
+        await writeEvent(tx, ctx, { type: 'test.ping', accountId: 1, data: { id: 'first-then' } });
+        return first.rows[0]?.event_id as string;
+      },
+    );
+    expect(got).toBe(id);
+    await expect(withTransactionFrom(pool, 'SELECT 1 / 0', async () => 'never')).rejects.toThrow(/division by zero/);
+    let written = '';
+    await expect(
+      withTransactionFrom(pool, 'SELECT 1', async (tx) => {
+        written = (await writeEvent(tx, ctx, { type: 'test.ping', accountId: 1, data: { id: 'first-fails' } })).id;
+        await tx.query('SELECT 1 / 0');
+      }),
+    ).rejects.toThrow(/division by zero/);
+    expect((await pool.query('SELECT count(*)::int AS n FROM outbox WHERE event_id = $1', [written])).rows[0].n).toBe(0);
   });
 
   it('when writes are gathered for the commit, then they are written once at the commit, and a failing flush commits nothing', async () => {
