@@ -42,6 +42,12 @@ export async function findConversation(db: Executor, accountId: number, displayI
   return rows[0] ?? null;
 }
 
+/** `findConversation`'s locking read as complete SQL (to go with a BEGIN), or null for ids that are not safe integers. */
+export function lockConversationSql(accountId: number, displayId: number): string | null {
+  if (!Number.isSafeInteger(accountId) || !Number.isSafeInteger(displayId)) return null;
+  return `SELECT * FROM conversations WHERE account_id = ${accountId} AND display_id = ${displayId} FOR UPDATE`;
+}
+
 export async function findConversationById(db: Executor, accountId: number, id: string, opts: { forUpdate?: boolean } = {}): Promise<ConversationRow | null> {
   const { rows } = await db.query<ConversationRow>(`SELECT * FROM conversations WHERE account_id = $1 AND id = $2${opts.forUpdate ? ' FOR UPDATE' : ''}`, [accountId, id]);
   return rows[0] ?? null;
