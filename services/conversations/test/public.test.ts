@@ -76,6 +76,12 @@ describe('public client API (service level)', () => {
     const plain = h.stub.addContactInInbox(acc.accountId, inbox.id);
     const hidden = await h.call('POST', `/api/v1/accounts/${acc.accountId}/conversations`, { as: acc.admin, body: { inbox_id: other.id, contact_id: plain.contact.id } });
     expectError(await pub('GET', `/${inbox.inbox_identifier}/contacts/${plain.contactInbox.source_id}/conversations/${hidden.body.id}`), 404);
+    // Writing takes the same scope (the conversation is locked by it in the transaction's first round trip).
+    const wrote = await pub('POST', `/${inbox.inbox_identifier}/contacts/${contactInbox.source_id}/conversations/${elsewhere.body.id}/messages`, { content: 'from the other inbox' });
+    expect(wrote.status).toBe(200);
+    expect(wrote.body).toMatchObject({ content: 'from the other inbox', message_type: 0, conversation_id: elsewhere.body.id });
+    expectError(await pub('POST', `/${inbox.inbox_identifier}/contacts/${plain.contactInbox.source_id}/conversations/${hidden.body.id}/messages`, { content: 'not mine' }), 404, 'not_found');
+    expectError(await pub('POST', `/${inbox.inbox_identifier}/contacts/${plain.contactInbox.source_id}/conversations/${hidden.body.id}/toggle_status`), 404, 'not_found');
   });
 
   it('when the contact toggles the status, then it only resolves, with an activity naming the contact', async () => {

@@ -15,7 +15,7 @@ import { multipartBody, uploadedFiles } from '../messages/uploads';
 import { z } from 'zod';
 import { presentPublicConversations, presentPublicMessages } from './present';
 import { publicConversationListResponse, publicConversationResponse, publicCreateConversationBody, toggleTypingBody } from './schemas';
-import { inboxByIdentifier, resolveScope, scopedConversation, scopedConversations, type PublicScope } from './service';
+import { inboxByIdentifier, mutateScopedConversation, resolveScope, scopedConversation, scopedConversations, type PublicScope } from './service';
 
 const CSAT_EDIT_WINDOW_MS = 14 * 24 * 3600 * 1000;
 
@@ -93,8 +93,7 @@ export const publicRoutes = [
       const scope = await scopeOf(deps, ctx, params);
       const cause: Cause = { ctx: scope.ctx };
       // Chatwoot: a contact can only resolve; an already resolved conversation stays as it is.
-      const conv = await withTransaction(deps.pool, async (tx) => {
-        const c = await scopedConversation(tx, scope, params.conversation_id, { forUpdate: true });
+      const conv = await mutateScopedConversation(deps.pool, scope, params.conversation_id, async (tx, c) => {
         if (c.status === 'resolved') return c;
         return changeConversation(tx, cause, c, { status: 'resolved' }, { statusActivity: `Conversation was resolved by ${capitalise(scope.contact.name)}` });
       });
@@ -118,8 +117,7 @@ export const publicRoutes = [
     response: { description: 'Done', schema: emptyObject },
     handler: async ({ params, ctx }, deps) => {
       const scope = await scopeOf(deps, ctx, params);
-      await withTransaction(deps.pool, async (tx) => {
-        const c = await scopedConversation(tx, scope, params.conversation_id, { forUpdate: true });
+      await mutateScopedConversation(deps.pool, scope, params.conversation_id, async (tx, c) => {
         const { rows } = await tx.query<ConversationRow>('UPDATE conversations SET contact_last_seen_at = now() WHERE id = $1 RETURNING *', [c.id]);
         const seen = rows[0] as ConversationRow;
         await emit(tx, { ctx: scope.ctx }, 'conversation.read', c.account_id, conversationSnapshot(seen));
@@ -147,8 +145,7 @@ export const publicRoutes = [
       assertHasContent(body.content, files, 'text');
       const scope = await scopeOf(deps, ctx, params);
       const cause: Cause = { ctx: scope.ctx };
-      const { message, conversation: conv } = await withTransaction(deps.pool, async (tx) => {
-        const c = await scopedConversation(tx, scope, params.conversation_id, { forUpdate: true });
+      const { message, conversation: conv } = await mutateScopedConversation(deps.pool, scope, params.conversation_id, async (tx, c) => {
         return createMessage(tx, cause, c, {
           message_type: 0,
           content: body.content ?? null,
@@ -170,8 +167,7 @@ export const publicRoutes = [
     handler: async ({ params, body, ctx }, deps) => {
       const scope = await scopeOf(deps, ctx, params);
       const cause: Cause = { ctx: scope.ctx };
-      const { message, conversation: conv } = await withTransaction(deps.pool, async (tx) => {
-        const c = await scopedConversation(tx, scope, params.conversation_id, { forUpdate: true });
+      const { message, conversation: conv } = await mutateScopedConversation(deps.pool, scope, params.conversation_id, async (tx, c) => {
         const m = await findMessage(tx, c.account_id, c.id, params.id, { forUpdate: true });
         if (!m || m.private || m.message_type === 2) throw new NotFoundError('Message', 'id');
         if (m.content_type === 'input_csat' && Date.now() - m.created_at.getTime() > CSAT_EDIT_WINDOW_MS) {

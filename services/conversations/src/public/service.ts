@@ -1,4 +1,4 @@
-import { AppError, NotFoundError, type Executor, type Peers, type RequestContext } from '@parley/shared';
+import { AppError, NotFoundError, withTransaction, withTransactionFrom, type Executor, type Peers, type PoolClient, type RequestContext } from '@parley/shared';
 import type { Pool } from 'pg';
 import type { ContactInbox, ContactSnapshot } from '../common/peers';
 import type { ConversationRow, InboxRow, MessageRow } from '../common/rows';
@@ -61,6 +61,21 @@ export async function scopedConversations(db: Executor, scope: PublicScope): Pro
   const { sql, values } = scopeSql(scope, 1);
   const { rows } = await db.query<ConversationRow>(`SELECT * FROM conversations WHERE ${sql} ORDER BY display_id`, values);
   return rows;
+}
+
+/**
+ * Runs `fn` in one transaction on the scope's conversation, locked: the lock goes with the BEGIN
+ * (one round trip fewer; the ids are integers, the path's and the scope's).
+ */
+export async function mutateScopedConversation<T>(pool: Pool, scope: PublicScope, displayId: number, fn: (tx: PoolClient, conv: ConversationRow) => Promise<T>): Promise<T> {
+  const { sql, values } = scopeSql(scope, 2);
+  const ids = [displayId, ...values];
+  if (!ids.every((v) => Number.isSafeInteger(v))) return withTransaction(pool, async (tx) => fn(tx, await scopedConversation(tx, scope, displayId, { forUpdate: true })));
+  const literal = `SELECT * FROM conversations WHERE display_id = $1 AND ${sql} FOR UPDATE`.replace(/\$(\d+)/g, (_, i: string) => String(ids[Number(i) - 1]));
+  return withTransactionFrom<ConversationRow, T>(pool, literal, async (tx, { rows }) => {
+    if (!rows[0]) throw new NotFoundError('Conversation', 'conversation_id');
+    return fn(tx, rows[0]);
+  });
 }
 
 export async function scopedConversation(db: Executor, scope: PublicScope, displayId: number, opts: { forUpdate?: boolean } = {}): Promise<ConversationRow> {
