@@ -26,6 +26,13 @@ export const gatewayConfigSchema = baseConfigSchema.extend({
   /** Requests per window per access token. */
   RATE_LIMIT_PER_TOKEN: z.coerce.number().int().positive().default(3000),
   PROXY_TIMEOUT_MS: z.coerce.number().int().positive().default(30_000),
+  /**
+   * Most requests one gateway process proxies at once; beyond it a request is answered 503
+   * `unavailable` with Retry-After without reaching a service (src/proxy.ts). Bounds what a
+   * backlog costs the gateway in memory. Well above what the benchmark's 200 messages/s keep in
+   * flight on a saturated two-core machine, so it sheds only a runaway backlog.
+   */
+  PROXY_MAX_IN_FLIGHT: z.coerce.number().int().positive().default(1024),
   /** How long a cached principal may live if an invalidation were ever lost (each replica caches in process). */
   PRINCIPAL_CACHE_TTL_SECONDS: z.coerce.number().int().positive().default(300),
   /** Most tokens (and most accounts) one gateway replica keeps cached; the least recently used go first. */

@@ -8,21 +8,24 @@ const NOT_FORWARDED = new Set(['connection', 'keep-alive', 'proxy-connection', '
 /** Hop-by-hop headers of the upstream's answer; Node frames the client's answer itself. */
 const NOT_RETURNED = new Set(['connection', 'keep-alive', 'proxy-connection', 'te', 'trailer', 'transfer-encoding', 'upgrade']);
 
-type Outcome = 'upstream_timeout' | 'bad_gateway' | 'unavailable';
+type Outcome = 'upstream_timeout' | 'bad_gateway' | 'unavailable' | 'busy';
 
 function send(res: Response, outcome: Outcome): void {
   if (res.headersSent) {
     res.destroy();
     return;
   }
-  if (outcome === 'unavailable') res.setHeader('Retry-After', String(UNAVAILABLE_RETRY_AFTER_SECONDS));
+  if (outcome === 'unavailable' || outcome === 'busy') res.setHeader('Retry-After', String(UNAVAILABLE_RETRY_AFTER_SECONDS));
   const [status, description] =
     outcome === 'upstream_timeout'
       ? [504, 'The service took too long to answer']
       : outcome === 'bad_gateway'
         ? [502, 'The service dropped the connection before answering; the request may or may not have been applied']
-        : [503, 'The service is unavailable, retry later'];
-  res.status(status).json({ description, errors: [{ field: '', message: description, code: outcome }] });
+        : outcome === 'busy'
+          ? [503, 'The gateway has as many requests in flight as it takes, retry later']
+          : [503, 'The service is unavailable, retry later'];
+  // A refusal for load is `unavailable` to clients as well: same status, same retry.
+  res.status(status).json({ description, errors: [{ field: '', message: description, code: outcome === 'busy' ? 'unavailable' : outcome }] });
 }
 
 function appendForwarded(headers: OutgoingHttpHeaders, name: string, value: string): void {
@@ -71,6 +74,13 @@ function copyAnswerHeaders(raw: string[], res: Response): void {
  * mid-request (a crash), 502 `bad_gateway`: the request may or may not have been applied.
  * An answer that breaks off after its headers went out ends the client's connection, so the
  * client sees a truncated answer, never a complete-looking one.
+ *
+ * At most PROXY_MAX_IN_FLIGHT requests are proxied at once (from the request leaving for the
+ * service to the client's answer ending); one more is answered 503 `unavailable` with
+ * Retry-After at once and never reaches the service. Under a backlog the gateway then holds a
+ * bounded number of requests and their sockets' buffers (the native memory a backlog of 1,000
+ * took and kept), and the client learns at once that it should come back, instead of after a
+ * queue's worth of waiting.
  */
 export function upstreamProxy(config: GatewayConfig, log: Logger, metrics?: ServiceMetrics): RequestHandler {
   // Idle sockets close after 60 s, before the services' 65 s keep-alive timeout (runtime.ts), so
@@ -83,9 +93,17 @@ export function upstreamProxy(config: GatewayConfig, log: Logger, metrics?: Serv
     return u;
   };
 
+  let inFlight = 0;
+
   return (req, res, next) => {
     const upstream = req.upstream;
     if (typeof upstream !== 'string') return next();
+    if (inFlight >= config.PROXY_MAX_IN_FLIGHT) {
+      metrics?.upstreamErrors.inc({ upstream, code: 'busy' });
+      return send(res, 'busy');
+    }
+    inFlight++;
+    res.once('close', () => inFlight--);
     const target = targetOf(upstream);
     let timedOut = false;
     let failed = false;

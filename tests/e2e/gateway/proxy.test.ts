@@ -1,6 +1,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { verifyContext } from '@parley/shared';
+import { waitFor } from '@parley/testkit';
 import { startStack, type Stack } from '../../support/stack';
 import { seedAccount, type SeededAccount } from '../../support/factories';
 
@@ -130,5 +131,66 @@ describe('the gateway proxy', () => {
   it('after every failure, then the gateway still proxies', async () => {
     const res = await fetch(url('/contacts/echo'), { headers: headers() });
     expect(res.status).toBe(200);
+  });
+});
+
+/** PROXY_MAX_IN_FLIGHT: the gateway proxies a bounded number of requests at once and refuses the next with 503. */
+describe('the gateway proxy at its limit of requests in flight', () => {
+  let stack: Stack;
+  let acc: SeededAccount;
+  let upstream: http.Server;
+  const held = new Map<string, http.ServerResponse>();
+  const arrived: string[] = [];
+
+  beforeAll(async () => {
+    upstream = http.createServer((req, res) => {
+      arrived.push(req.url ?? '');
+      const hold = /\/(hold-\d)$/.exec(req.url ?? '')?.[1];
+      if (hold) return void held.set(hold, res);
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end('{"ok":true}');
+    });
+    await new Promise<void>((r) => upstream.listen(0, '127.0.0.1', r));
+    stack = await startStack({
+      only: [],
+      gateway: {
+        CONTACTS_URL: `http://127.0.0.1:${(upstream.address() as AddressInfo).port}`,
+        PROXY_MAX_IN_FLIGHT: 2,
+        RATE_LIMIT_PER_IP: 1_000_000,
+        RATE_LIMIT_PER_TOKEN: 1_000_000,
+      },
+    });
+    acc = await seedAccount(stack);
+  });
+  afterAll(async () => {
+    for (const res of held.values()) res.destroy();
+    await stack?.stop();
+    await new Promise((r) => upstream.close(r));
+  });
+
+  const url = (path: string) => `${stack.gatewayUrl}/api/v1/accounts/${acc.accountId}${path}`;
+  const get = (path: string) => fetch(url(path), { headers: { api_access_token: acc.admin.token } });
+
+  it('when as many requests as the limit are in flight, then the next is answered 503 unavailable with Retry-After and never reaches the service, and once one ends the next goes through', async () => {
+    const first = get('/contacts/hold-1');
+    const second = get('/contacts/hold-2');
+    await waitFor(() => held.size === 2, { what: 'two requests held by the service' });
+
+    const refused = await get('/contacts/refused');
+    expect(refused.status).toBe(503);
+    expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0);
+    const body = (await refused.json()) as { description: string; errors: Array<{ field: string; message: string; code: string }> };
+    expect(body.description).toMatch(/in flight/);
+    expect(body.errors).toEqual([{ field: '', message: body.description, code: 'unavailable' }]);
+    expect(arrived.some((u) => u.includes('/refused'))).toBe(false);
+
+    held.get('hold-1')?.end('{"held":1}');
+    expect((await first).status).toBe(200);
+    const after = await get('/contacts/after');
+    expect(after.status).toBe(200);
+    expect(await after.json()).toEqual({ ok: true });
+
+    held.get('hold-2')?.end('{"held":2}');
+    expect((await second).status).toBe(200);
   });
 });
