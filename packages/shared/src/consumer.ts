@@ -25,6 +25,19 @@ export interface BatchOptions {
   size: number;
   /** How long the first message of a batch waits for more before the batch is handled. */
   maxWaitMs: number;
+  /**
+   * Most batches handled at once (default 1: one after the other). Above 1, what arrives while
+   * batches are being handled starts a batch of its own (after `maxWaitMs`) instead of waiting
+   * for them: for handlers that spend their time waiting on another service.
+   */
+  concurrency?: number;
+  /**
+   * The order key of an event (say its conversation), with `concurrency` above 1: events with
+   * the same key are never in two batches handled at once, and go in arrival order (an event
+   * whose key is busy waits for the next batch, and so do the later events with its key).
+   * Null: the event's id (a redelivered copy waits for the first).
+   */
+  key?: (event: EventEnvelope) => string | null;
 }
 
 export interface ConsumerOptions {
@@ -37,7 +50,7 @@ export interface ConsumerOptions {
   log: Logger;
   /** One transaction per message (messages handled concurrently, up to `prefetch`)... */
   handle?: EventHandler;
-  /** ...or batch mode: up to `size` messages per transaction, batches one after the other in arrival order. */
+  /** ...or batch mode: up to `size` messages per transaction, batches in arrival order (`concurrency` at once, by `key`). */
   batch?: BatchOptions;
   /**
    * Whether an event needs handling at all (false: the handler would do nothing with it, say a
@@ -174,12 +187,12 @@ export class EventConsumer {
   private inFlight = new Set<Promise<void>>();
   private stopping = false;
   private readonly setup = (conn: ChannelModel) => this.attach(conn);
-  // Batch mode: messages gathered for the next batch, its timer, the chain of batches, pending retries.
+  // Batch mode: messages gathered for the next batch, its timer, the batches being handled, pending retries.
   private buffer: Gathered[] = [];
   private timer: NodeJS.Timeout | null = null;
-  private chain: Promise<void> = Promise.resolve();
-  /** Batches queued on the chain and not finished: while there are any, new messages gather for the next one. */
-  private pending = 0;
+  private readonly running = new Set<Promise<void>>();
+  /** Order keys of the events in the batches being handled (with how many of each). */
+  private readonly busyKeys = new Map<string, number>();
   private readonly retryTimers = new Set<NodeJS.Timeout>();
   private readonly acks = new WeakMap<Channel, AckBatcher>();
 
@@ -217,8 +230,8 @@ export class EventConsumer {
       arguments: { 'x-dead-letter-exchange': amqp.deadLetterExchange, 'x-dead-letter-routing-key': this.queue, ...expires },
     });
     for (const key of this.opts.bindings) await ch.bindQueue(this.queue, amqp.exchange, key);
-    // Batch mode: room for the next batch to gather while one is being written.
-    await ch.prefetch(this.opts.batch ? this.opts.batch.size * 2 : (this.opts.prefetch ?? 20));
+    // Batch mode: room for the next batch to gather while the ones being handled are written.
+    await ch.prefetch(this.opts.batch ? this.opts.batch.size * (this.concurrency + 1) : (this.opts.prefetch ?? 20));
     this.channel = ch;
     const acks = new AckBatcher(ch);
     this.acks.set(ch, acks);
@@ -326,10 +339,14 @@ export class EventConsumer {
     return { delay, requeue };
   }
 
+  private get concurrency(): number {
+    return Math.max(1, this.opts.batch?.concurrency ?? 1);
+  }
+
   /**
-   * Batch mode: adds a message to the batch being gathered. A full batch is queued at once;
-   * otherwise the first message's wait queues it, unless a batch is still being written: then
-   * messages keep gathering and go as the next batch as soon as that one is done, so batches
+   * Batch mode: adds a message to the batch being gathered. A full batch starts at once (when
+   * a slot is free); otherwise the first message's wait starts it, unless every slot is busy:
+   * then messages keep gathering and go as the next batch as soon as a slot frees, so batches
    * grow with the load (one transaction for what arrived meanwhile) and add no wait when idle.
    */
   private gather(ch: Channel, msg: ConsumeMessage): void {
@@ -338,25 +355,61 @@ export class EventConsumer {
     const batch = this.opts.batch as BatchOptions;
     this.buffer.push({ ch, msg, event });
     if (this.buffer.length >= batch.size) this.flush();
-    else if (this.pending === 0) this.timer ??= setTimeout(() => this.flush(), batch.maxWaitMs);
+    else if (this.running.size < this.concurrency) this.timer ??= setTimeout(() => this.flush(), batch.maxWaitMs);
   }
 
-  /** Queues the gathered messages as one batch; batches run one after the other, in arrival order. */
+  private keyOf(event: EventEnvelope): string {
+    return this.opts.batch?.key?.(event) ?? event.id;
+  }
+
+  /**
+   * Starts batches of the gathered messages while a slot is free, in arrival order. With
+   * `concurrency` above 1, a message whose key is in a batch being handled stays for a later
+   * batch, and so does every later message with that key.
+   */
   private flush(): void {
     if (this.timer) clearTimeout(this.timer);
     this.timer = null;
-    const batch = this.buffer;
-    this.buffer = [];
-    if (batch.length === 0) return;
-    this.pending++;
-    this.chain = this.chain
-      .then(() => this.runBatch(batch))
-      .catch((err: unknown) => this.opts.log.error({ err, queue: this.opts.queue }, 'batch failed unexpectedly'))
-      .finally(() => {
-        this.pending--;
-        // What gathered while this batch was written goes next, without waiting.
-        if (this.pending === 0 && this.buffer.length > 0) this.flush();
-      });
+    if (!this.opts.batch) return;
+    const { size } = this.opts.batch;
+    while (this.running.size < this.concurrency && this.buffer.length > 0) {
+      let batch: Gathered[];
+      let keys: string[] = [];
+      if (this.concurrency === 1) {
+        batch = this.buffer.splice(0, size);
+      } else {
+        batch = [];
+        const held = new Set<string>();
+        const rest: Gathered[] = [];
+        for (const g of this.buffer) {
+          const key = this.keyOf(g.event);
+          if (batch.length >= size || held.has(key) || this.busyKeys.has(key)) {
+            held.add(key);
+            rest.push(g);
+            continue;
+          }
+          batch.push(g);
+          keys.push(key);
+        }
+        if (batch.length === 0) return;
+        this.buffer = rest;
+        for (const k of keys) this.busyKeys.set(k, (this.busyKeys.get(k) ?? 0) + 1);
+      }
+      const done: Promise<void> = this.runBatch(batch)
+        .catch((err: unknown) => this.opts.log.error({ err, queue: this.opts.queue }, 'batch failed unexpectedly'))
+        .finally(() => {
+          this.running.delete(done);
+          for (const k of keys) {
+            const n = (this.busyKeys.get(k) ?? 1) - 1;
+            if (n === 0) this.busyKeys.delete(k);
+            else this.busyKeys.set(k, n);
+          }
+          keys = [];
+          // What gathered while this batch was written goes next, without waiting.
+          if (this.buffer.length > 0) this.flush();
+        });
+      this.running.add(done);
+    }
   }
 
   private async runBatch(batch: Gathered[]): Promise<void> {
@@ -467,8 +520,8 @@ export class EventConsumer {
     // Batch mode: write what was gathered; retries not yet re-queued stay unacked for redelivery.
     do {
       this.flush();
-      await this.chain;
-    } while (this.buffer.length > 0 || this.pending > 0);
+      await Promise.allSettled([...this.running]);
+    } while (this.buffer.length > 0 || this.running.size > 0);
     for (const t of this.retryTimers) clearTimeout(t);
     this.retryTimers.clear();
     // The acks of what finished go out before the channel closes.

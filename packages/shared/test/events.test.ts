@@ -420,6 +420,91 @@ describe('outbox relay and consumer runner against real Postgres and RabbitMQ', 
     expect((await pool.query('SELECT count(*)::int AS n FROM outbox WHERE event_id = $1', [failed])).rows[0].n).toBe(0);
   });
 
+  describe('consumer in batch mode with several batches at once, by order key', () => {
+    let amqp: AmqpConnection;
+    let consumer: EventConsumer;
+    const QUEUE = `${SERVICE}.concurrent`;
+    /** Keys of the batches being handled, what each batch handled in order, and whether two batches ever shared a key. */
+    const active = new Map<string, number>();
+    const order: string[] = [];
+    const overlaps: string[] = [];
+    let batchesStarted = 0;
+    let otherStarted: () => void = () => undefined;
+    const anotherBatch = new Promise<void>((r) => (otherStarted = r));
+
+    beforeAll(async () => {
+      amqp = new AmqpConnection(infra().amqpUrl, log, env.namespace, 60_000);
+      await amqp.connect();
+      consumer = new EventConsumer({
+        queue: QUEUE,
+        bindings: ['test.keyed'],
+        pool,
+        amqp,
+        log,
+        maxAttempts: 3,
+        retryDelayMs: 10,
+        batch: {
+          size: 2,
+          maxWaitMs: 5,
+          concurrency: 3,
+          key: (e) => String(e.data['key']),
+          handle: async (tx, events) => {
+            const keys = [...new Set(events.map((e) => String(e.data['key'])))];
+            for (const k of keys) {
+              if (active.has(k)) overlaps.push(k);
+              active.set(k, (active.get(k) ?? 0) + 1);
+            }
+            if (++batchesStarted > 1) otherStarted();
+            try {
+              for (const e of events) {
+                // The batch of the held event waits for another batch to start: only batches side by side get past it.
+                if (e.data['note'] === 'hold') await Promise.race([anotherBatch, new Promise((r) => setTimeout(r, 10_000))]);
+                order.push(String(e.data['note']));
+                await tx.query('INSERT INTO effects (event_id, note) VALUES ($1, $2)', [e.id, String(e.data['note'])]);
+              }
+            } finally {
+              for (const k of keys) {
+                const n = (active.get(k) ?? 1) - 1;
+                if (n === 0) active.delete(k);
+                else active.set(k, n);
+              }
+            }
+          },
+        },
+      });
+      await consumer.start();
+    });
+
+    afterAll(async () => {
+      await consumer.stop();
+      await amqp.close();
+    });
+
+    const ev = (key: string, note: string) => buildEnvelope(systemContext(SERVICE, 1, 'req'), { type: 'test.ping', accountId: 1, data: { id: note, key, note } });
+    const publish = (body: unknown) => ch.publish(`${env.namespace}domain.events`, 'test.keyed', Buffer.from(JSON.stringify(body)), { persistent: true });
+
+    it('when a batch waits, then batches of other keys go past it, a key is never in two batches at once, its events keep their order and each takes effect once', async () => {
+      const events = [ev('a', 'hold'), ev('a', 'a-2'), ev('b', 'b-1'), ev('c', 'c-1'), ev('d', 'd-1'), ev('b', 'b-2'), ev('d', 'd-2'), ev('a', 'a-3'), ev('b', 'b-3')];
+      for (const e of events) publish(e);
+      // A redelivered copy of an event: the same key, so never beside the first.
+      publish(events[2]);
+      const ids = events.map((e) => e.id);
+      await waitFor(async () => (await pool.query('SELECT count(*)::int AS n FROM effects WHERE event_id = ANY($1::uuid[])', [ids])).rows[0].n === events.length, {
+        what: 'every event handled',
+      });
+      await waitFor(async () => (await ch.checkQueue(consumer.queue)).messageCount === 0, { what: 'queue drained' });
+      // Batches ran side by side: the held one was passed (it resolved only when another batch started).
+      expect(order.indexOf('hold')).toBeGreaterThan(0);
+      expect(overlaps).toEqual([]);
+      for (const k of ['a', 'b', 'd']) {
+        const mine = order.filter((n) => n === 'hold' ? k === 'a' : n.startsWith(`${k}-`));
+        expect(mine).toEqual(events.filter((e) => e.data['key'] === k).map((e) => String(e.data['note'])));
+      }
+      const n = await pool.query('SELECT count(*)::int AS n FROM effects WHERE event_id = ANY($1::uuid[]) GROUP BY event_id', [ids]);
+      expect(n.rows.map((r) => r.n)).toEqual(Array(events.length).fill(1));
+    });
+  });
+
   describe('consumer in batch mode: acks of a batch with a failing and a poison message among the others', () => {
     let amqp: AmqpConnection;
     let consumer: EventConsumer;

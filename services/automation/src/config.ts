@@ -39,6 +39,12 @@ export const automationConfigSchema = baseConfigSchema.extend({
    */
   PEER_LOOKUP_TIMEOUT_MS: z.coerce.number().int().min(50).max(60_000).default(3000),
   PEER_LOOKUP_BACKOFF_MS: z.coerce.number().int().min(0).default(10_000),
+  /**
+   * Batches of the rules queue handled at once. A batch waits on the conversations service for
+   * its commands; with one at a time, the events that arrive meanwhile wait for its slowest
+   * command. The events of one conversation are never in two of them (arrival order kept).
+   */
+  RULES_BATCH_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(4),
   /** Timeout of one command call to the conversations service. */
   COMMAND_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(5000),
   /** How long rule runs and finished webhook deliveries are kept (the maintenance job prunes older ones). */

@@ -277,8 +277,10 @@ function conversationKey(event: EventEnvelope): string | null {
  * in one transaction, their runs recorded in one insert, each account's rule version read
  * once. The events of one conversation run one after the other, in arrival order; those of
  * different conversations side by side (each action is a call to the conversations service,
- * and a batch one call at a time would be as slow as their sum). Retried batches never record
- * an action twice (AppliedCommands).
+ * and a batch one call at a time would be as slow as their sum). Up to
+ * RULES_BATCH_CONCURRENCY batches are handled at once, a conversation's events in one of them
+ * at a time (the kernel's order key), so new events do not wait for the slowest command of the
+ * batch before them. Retried batches never record an action twice (AppliedCommands).
  */
 export function rulesConsumer(deps: EngineDeps): ConsumerSpec {
   const engine: EngineDeps = { ...deps, applied: deps.applied ?? new AppliedCommands() };
@@ -294,6 +296,9 @@ export function rulesConsumer(deps: EngineDeps): ConsumerSpec {
     batch: {
       size: deps.config.CONSUMER_BATCH_SIZE,
       maxWaitMs: deps.config.CONSUMER_BATCH_WAIT_MS,
+      // Several batches waiting on their commands at once; a conversation's events in one of them at a time.
+      concurrency: deps.config.RULES_BATCH_CONCURRENCY,
+      key: conversationKey,
       handle: async (tx, events, each) => {
         const accounts = new Map<number, Promise<(eventName: string) => CompiledRule[]>>();
         const rulesOf: RulesOf = (accountId) => {
