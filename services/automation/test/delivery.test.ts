@@ -8,6 +8,7 @@ import { contactActor, createBus, envelope, userActor, type TestBus } from './bu
 import { startReceiver, type Received, type Receiver } from './receiver';
 import { agent, apiInbox, contact, conversation, message } from './fixtures';
 import { startAutomation } from './helpers';
+import { finishAttempts } from '../src/webhooks/deliveries-repository';
 
 /** What a receiver does to check a delivery: HMAC over "{timestamp}.{raw body}" with the webhook's secret. */
 function verify(req: Received, secret: string): boolean {
@@ -440,5 +441,40 @@ describe('webhook delivery', () => {
     expect(rx.received.map((r) => r.json.meta.assignee.name)).toEqual([null, null, null, null]);
     // The breaker was open: nobody else asked the hung gateway.
     expect(stub.lookups.agents).toBe(afterFirst);
+  });
+
+  it('when several attempts are recorded together, then each delivery moves on by its own outcome and each attempt is logged once', async () => {
+    const { accountId, api } = setup();
+    const wh = await hook(api, 'http://127.0.0.1:9/never', ['conversation_created']);
+    const db = new Client({ connectionString: env.db.url });
+    await db.connect();
+    try {
+      // Attempt 1 counted and leased for an hour: the running sender leaves them alone.
+      const { rows } = await db.query<{ id: string }>(
+        `INSERT INTO automation.webhook_deliveries (account_id, kind, webhook_id, url, dedupe_key, delivery_id, event, payload, attempts, next_attempt_at)
+         SELECT $1, 'webhook', $2, 'http://127.0.0.1:9/never', 'together-' || g || '-' || $3, gen_random_uuid(), 'conversation_created', '{}', 1, now() + interval '1 hour'
+         FROM generate_series(1, 3) g ORDER BY g RETURNING id`,
+        [accountId, wh.id, randomUUID()],
+      );
+      const [ok, retry, refused] = rows.map((r) => r.id) as [string, string, string];
+      await finishAttempts(svc.deps.pool, [
+        { id: ok, status: 'succeeded', attempt: 1, statusCode: 200, error: null, durationMs: 12.4, retryInMs: null },
+        { id: retry, status: 'pending', attempt: 1, statusCode: 503, error: null, durationMs: 30, retryInMs: 60_000 },
+        { id: refused, status: 'failed', attempt: 1, statusCode: 404, error: null, durationMs: 5, retryInMs: null },
+      ]);
+      const after = await db.query(
+        `SELECT d.id, d.status, d.last_status_code, d.next_attempt_at > now() + interval '50 seconds' AS later, d.next_attempt_at IS NULL AS done,
+                (SELECT json_agg(json_build_array(a.attempt, a.status_code, a.duration_ms)) FROM automation.webhook_delivery_attempts a WHERE a.delivery_id = d.id) AS log
+           FROM automation.webhook_deliveries d WHERE d.id = ANY($1::bigint[]) ORDER BY d.id`,
+        [[ok, retry, refused]],
+      );
+      expect(after.rows.map((r) => [r.status, r.last_status_code, r.later, r.done, r.log])).toEqual([
+        ['succeeded', 200, null, true, [[1, 200, 12]]],
+        ['pending', 503, true, false, [[1, 503, 30]]],
+        ['failed', 404, null, true, [[1, 404, 5]]],
+      ]);
+    } finally {
+      await db.end();
+    }
   });
 });

@@ -136,16 +136,26 @@ export interface AttemptResult {
   retryInMs: number | null;
 }
 
-/** Records an attempt and moves the delivery on, in one statement. */
-export async function finishAttempt(db: Executor, id: string, r: AttemptResult): Promise<void> {
+/**
+ * Records attempts and moves their deliveries on, all in one statement (the sender's attempts
+ * that end together: one round trip and one commit instead of one each).
+ */
+export async function finishAttempts(db: Executor, list: Array<AttemptResult & { id: string }>): Promise<void> {
+  if (list.length === 0) return;
   await db.query(
-    `WITH upd AS (
-       UPDATE webhook_deliveries SET status = $2, last_status_code = $3, last_error = $4,
-         next_attempt_at = CASE WHEN $5::bigint IS NULL THEN NULL ELSE now() + $5::bigint * interval '1 millisecond' END, updated_at = now()
-       WHERE id = $1 RETURNING id)
+    `WITH r AS (
+       SELECT * FROM jsonb_to_recordset($1::jsonb) AS r(id bigint, status text, status_code integer, error text, retry_in_ms bigint, attempt integer, duration_ms integer)),
+     upd AS (
+       UPDATE webhook_deliveries d SET status = r.status, last_status_code = r.status_code, last_error = r.error,
+         next_attempt_at = CASE WHEN r.retry_in_ms IS NULL THEN NULL ELSE now() + r.retry_in_ms * interval '1 millisecond' END, updated_at = now()
+       FROM r WHERE d.id = r.id RETURNING d.id)
      INSERT INTO webhook_delivery_attempts (delivery_id, attempt, status_code, error, duration_ms)
-     SELECT id, $6, $3, $4, $7 FROM upd`,
-    [id, r.status, r.statusCode, r.error, r.retryInMs, r.attempt, Math.round(r.durationMs)],
+     SELECT r.id, r.attempt, r.status_code, r.error, r.duration_ms FROM r JOIN upd ON upd.id = r.id`,
+    [
+      JSON.stringify(
+        list.map((a) => ({ id: a.id, status: a.status, status_code: a.statusCode, error: a.error, retry_in_ms: a.retryInMs, attempt: a.attempt, duration_ms: Math.round(a.durationMs) })),
+      ),
+    ],
   );
 }
 

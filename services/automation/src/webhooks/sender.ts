@@ -1,6 +1,7 @@
+import DataLoader from 'dataloader';
 import { currentTraceparent, inSpan, tracingEnabled, type Logger, type Pool, type ServiceMetrics, type Worker } from '@parley/shared';
 import type { AutomationConfig } from '../config';
-import { claimDueDeliveries, finishAttempt, releaseDelivery, type ClaimedDelivery, type DeliveryStatus } from './deliveries-repository';
+import { claimDueDeliveries, finishAttempts, releaseDelivery, type AttemptResult, type ClaimedDelivery, type DeliveryStatus } from './deliveries-repository';
 import { postJson, type PostResult } from './http-post';
 import { deliveryHeaders } from './signing';
 import { checkTargetUrl } from './url-guard';
@@ -38,15 +39,26 @@ export function retryDelayMs(config: Pick<AutomationConfig, 'WEBHOOK_RETRY_BASE_
  * so one slow receiver holds at most WEBHOOK_PER_URL_CONCURRENCY slots and everything else
  * keeps flowing. A claimed row is leased (its next_attempt_at pushed past the timeout), so a
  * process that dies mid-send leaves it to be sent again, under the same delivery id.
+ * The attempts that end in one turn of the event loop are recorded in one statement
+ * (DataLoader's batching, no cache); a delivery's slot is freed once its attempt is recorded.
  */
 export class DeliverySender implements Worker {
+  private readonly recorder: DataLoader<AttemptResult & { id: string }, void>;
   private running = false;
   private loop: Promise<void> | null = null;
   private wake: (() => void) | null = null;
   private readonly perUrl = new Map<string, number>();
   private readonly inFlight = new Set<Promise<void>>();
 
-  constructor(private readonly deps: SenderDeps) {}
+  constructor(private readonly deps: SenderDeps) {
+    this.recorder = new DataLoader(
+      async (attempts) => {
+        await finishAttempts(deps.pool, [...attempts]);
+        return attempts.map(() => undefined);
+      },
+      { cache: false, maxBatchSize: 200, batchScheduleFn: (flush) => setImmediate(flush) },
+    );
+  }
 
   start(): void {
     if (this.running) return;
@@ -120,7 +132,7 @@ export class DeliverySender implements Worker {
   }
 
   private async attempt(row: ClaimedDelivery): Promise<void> {
-    const { config, pool, log } = this.deps;
+    const { config, log } = this.deps;
     const started = Date.now();
     let result: PostResult;
     // Checked again at send time: an API inbox's webhook_url is set elsewhere, and IP
@@ -146,7 +158,7 @@ export class DeliverySender implements Worker {
         retryInMs = retryDelayMs(config, row.attempts, result.retryAfterSeconds);
       }
     }
-    await finishAttempt(pool, row.id, { status, attempt: row.attempts, statusCode: result.statusCode, error: result.error, durationMs: Date.now() - started, retryInMs });
+    await this.recorder.load({ id: row.id, status, attempt: row.attempts, statusCode: result.statusCode, error: result.error, durationMs: Date.now() - started, retryInMs });
     this.deps.metrics?.webhookDeliveries.inc({ outcome: status === 'pending' ? 'retrying' : status, attempt: String(row.attempts) });
     if (!ok) log.info({ deliveryId: row.delivery_id, url: row.url, attempt: row.attempts, status, error: result.error }, 'webhook delivery failed');
   }
