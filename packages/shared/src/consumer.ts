@@ -395,7 +395,11 @@ export class EventConsumer {
         this.buffer = rest;
         for (const k of keys) this.busyKeys.set(k, (this.busyKeys.get(k) ?? 0) + 1);
       }
-      const done: Promise<void> = this.runBatch(batch)
+      // Started a turn later, never inside the caller (a delivery, a timer, the batch before's
+      // settling), as the one-at-a-time chain this replaced did: started at once, the realtime
+      // fan-out lost the first event after a subscription (tests/e2e/realtime/resume.test.ts).
+      const done: Promise<void> = Promise.resolve()
+        .then(() => this.runBatch(batch))
         .catch((err: unknown) => this.opts.log.error({ err, queue: this.opts.queue }, 'batch failed unexpectedly'))
         .finally(() => {
           this.running.delete(done);
