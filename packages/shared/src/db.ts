@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { Pool, type PoolClient, type PoolConfig, type QueryConfig, type QueryResult, type QueryResultRow, Client } from 'pg';
 import type { Logger } from './logger';
+import { pgTypes } from './pg-types';
 
 export type { Pool, PoolClient };
 /** Anything that can run a query: the pool or a client inside a transaction. */
@@ -34,6 +35,7 @@ export function createPool(connectionString: string, schema: string, max = 10, e
     options: `-c search_path=${schema},public`,
     idleTimeoutMillis: 30_000,
     connectionTimeoutMillis: 5_000,
+    types: pgTypes,
     ...extra,
   });
   let lastLogged = 0;

@@ -27,3 +27,4 @@ export * from './metrics';
 export * from './tracing';
 export * from './push-data';
 export * from './filters';
+export * from './pg-types';
