@@ -127,4 +127,39 @@ describe('GET /conversations (SPEC op 1, service level)', () => {
     expect(p1.body.data.meta.all_count).toBe(27);
     expect(new Set([...idsOf(p1), ...idsOf(p2)]).size).toBe(27);
   });
+
+  it('when a conversation`s last message is an activity, then its last non-activity message is the one before; otherwise both are the last message', async () => {
+    const own = await h.account();
+    const inbox = await createInbox(h, own);
+    const at = `/api/v1/accounts/${own.accountId}/conversations`;
+    const post = (id: number, path: string, body: unknown) => h.call('POST', `${at}/${id}/${path}`, { as: own.admin, body });
+    // resolvedAfterReply: a reply, then resolved (its last message is the activity);
+    // replied: a reply only; bare: resolved with no other message; silent: no message at all.
+    const resolvedAfterReply = (await createConversation(h, own, inbox.id)).id;
+    const replied = (await createConversation(h, own, inbox.id)).id;
+    const bare = (await createConversation(h, own, inbox.id)).id;
+    const silent = (await createConversation(h, own, inbox.id)).id;
+    await post(resolvedAfterReply, 'messages', { content: 'Sorted, closing this' });
+    await post(resolvedAfterReply, 'toggle_status', { status: 'resolved' });
+    await post(replied, 'messages', { content: 'Looking into it' });
+    await post(bare, 'toggle_status', { status: 'resolved' });
+    const page = (await h.call('GET', `${at}?status=all`, { as: own.admin })).body.data.payload;
+    const byId = new Map(page.map((c: any) => [c.id, c]));
+    const resolved: any = byId.get(resolvedAfterReply);
+    expect(resolved.messages.map((m: any) => [m.message_type, m.content])).toEqual([[2, `Conversation was marked resolved by Agent ${own.adminId}`]]);
+    expect(resolved.last_non_activity_message).toMatchObject({ content: 'Sorted, closing this', message_type: 1, conversation_id: resolvedAfterReply });
+    const repliedOne: any = byId.get(replied);
+    expect(repliedOne.messages.map((m: any) => m.content)).toEqual(['Looking into it']);
+    expect(repliedOne.last_non_activity_message).toEqual(repliedOne.messages[0]);
+    const bareOne: any = byId.get(bare);
+    expect(bareOne.messages.map((m: any) => m.message_type)).toEqual([2]);
+    expect(bareOne.last_non_activity_message).toBeNull();
+    const silentOne: any = byId.get(silent);
+    expect(silentOne.messages).toEqual([]);
+    expect(silentOne.last_non_activity_message).toBeNull();
+    // One conversation alone reads its extras the same way.
+    const shown = (await h.call('GET', `${at}/${resolvedAfterReply}`, { as: own.admin })).body;
+    expect(shown.last_non_activity_message).toEqual(resolved.last_non_activity_message);
+    expect(shown.messages).toEqual(resolved.messages);
+  });
 });

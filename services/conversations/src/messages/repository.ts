@@ -131,21 +131,27 @@ function fromJson(m: JsonMessage | null): MessageRow | null {
 /**
  * The select-list columns giving a conversation's (alias `c`) extras: `x_last_message`,
  * `x_last_non_activity`, `x_unread`. The list's page query selects them beside its rows, so a
- * page needs no second query for them.
+ * page needs no second query for them. The last non-activity message is sent only when the last
+ * message is an activity: otherwise it is the last message itself (`extrasOf`), which a page would
+ * read, send and parse twice (half the JSON of a page; issue 12).
  */
 export const EXTRAS_COLUMNS = `(SELECT row_to_json(m) FROM (SELECT * FROM messages WHERE conversation_id = c.id ORDER BY id DESC LIMIT 1) m) AS x_last_message,
-       (SELECT row_to_json(m) FROM (SELECT * FROM messages WHERE conversation_id = c.id AND message_type <> 2 ORDER BY id DESC LIMIT 1) m) AS x_last_non_activity,
+       (SELECT row_to_json(m) FROM (SELECT * FROM messages WHERE conversation_id = c.id AND message_type <> 2 ORDER BY id DESC LIMIT 1) m
+         WHERE (SELECT l.message_type FROM messages l WHERE l.conversation_id = c.id ORDER BY l.id DESC LIMIT 1) = 2) AS x_last_non_activity,
        (SELECT count(*)::int FROM (SELECT 1 FROM messages m WHERE m.conversation_id = c.id AND m.message_type = 0
           AND m.created_at > coalesce(c.agent_last_seen_at, '-infinity'::timestamptz) ORDER BY m.id DESC LIMIT 10) u) AS x_unread`;
 
 export interface ExtrasColumns {
   x_last_message: JsonMessage | null;
+  /** Null unless the last message is an activity (EXTRAS_COLUMNS). */
   x_last_non_activity: JsonMessage | null;
   x_unread: number;
 }
 
 export function extrasOf(r: ExtrasColumns): ConversationExtras {
-  return { last_message: fromJson(r.x_last_message), last_non_activity_message: fromJson(r.x_last_non_activity), unread_count: r.x_unread };
+  const last = fromJson(r.x_last_message);
+  const lastNonActivity = last !== null && last.message_type !== 2 ? last : fromJson(r.x_last_non_activity);
+  return { last_message: last, last_non_activity_message: lastNonActivity, unread_count: r.x_unread };
 }
 
 /** The last message, last non-activity message and unread count (capped at 10) of each conversation. */
