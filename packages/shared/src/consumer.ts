@@ -74,7 +74,9 @@ export const ATTEMPTS_HEADER = 'x-parley-attempts';
 
 /** The dedupe rows of events (those not seen before come back), as SQL to send with the BEGIN. */
 function recordEventsSql(ids: string[], consumer: string): string {
-  return `INSERT INTO processed_events (event_id, consumer) SELECT unnest(${escapeLiteral(`{${ids.join(',')}}`)}::uuid[]), ${escapeLiteral(consumer)} ON CONFLICT DO NOTHING RETURNING event_id`;
+  // A VALUES list: cheaper for Postgres to plan than unnest of an array literal.
+  const c = escapeLiteral(consumer);
+  return `INSERT INTO processed_events (event_id, consumer) VALUES ${ids.map((id) => `(${escapeLiteral(id)}::uuid, ${c})`).join(', ')} ON CONFLICT DO NOTHING RETURNING event_id`;
 }
 
 /** Pause before a message that failed on an outage is tried again. */
