@@ -26,6 +26,18 @@ describe('labels and canned responses (service level)', () => {
       expect((await h.events(acc.accountId, 'label.created')).map((e) => e.data.title)).toEqual(['billing', 'vip']);
     });
 
+    it('when a migration adds a column to labels while the service runs, then the list (a prepared statement) still answers the same', async () => {
+      await h.call('POST', `${base()}/labels`, { as: acc.admin, body: { title: 'billing' } });
+      const before = await h.call('GET', `${base()}/labels`, { as: acc.agent });
+      expect(before.body.payload.map((l: any) => l.title)).toEqual(['billing']);
+      await h.svc.deps.pool.query('ALTER TABLE labels ADD COLUMN bench_extra integer');
+      try {
+        for (let i = 0; i < 3; i++) expect((await h.call('GET', `${base()}/labels`, { as: acc.agent })).body).toEqual(before.body);
+      } finally {
+        await h.svc.deps.pool.query('ALTER TABLE labels DROP COLUMN bench_extra');
+      }
+    });
+
     it('when the title is taken, invalid or missing, or an agent writes, then 409, 422 or 403', async () => {
       await h.call('POST', `${base()}/labels`, { as: acc.admin, body: { title: 'billing' } });
       expectError(await h.call('POST', `${base()}/labels`, { as: acc.admin, body: { title: 'BILLING' } }), 409, 'taken', 'title');

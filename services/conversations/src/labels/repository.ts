@@ -1,4 +1,4 @@
-import type { Executor } from '@parley/shared';
+import { prepared, type Executor } from '@parley/shared';
 import type { LabelInput } from './schemas';
 
 export interface LabelRow {
@@ -15,8 +15,15 @@ export interface LabelRow {
 /** The list's columns: what the label JSON shows (parsing two timestamps a row was the largest JavaScript cost in the service's profile of this read). */
 export type LabelListRow = Pick<LabelRow, 'id' | 'title' | 'description' | 'color' | 'show_on_sidebar'>;
 
+/**
+ * Prepared once per connection (db.ts `prepared`): Postgres parsed and planned this read on every
+ * request, half of its CPU for the labels list (0.15 -> 0.08 ms a query, issue 12). Named
+ * columns, so a column added to the table does not change its result type.
+ */
+const listLabelsQuery = prepared('SELECT id, title, description, color, show_on_sidebar FROM labels WHERE account_id = $1 ORDER BY title, id');
+
 export async function listLabels(db: Executor, accountId: number): Promise<LabelListRow[]> {
-  const { rows } = await db.query<LabelListRow>('SELECT id, title, description, color, show_on_sidebar FROM labels WHERE account_id = $1 ORDER BY title, id', [accountId]);
+  const { rows } = await db.query<LabelListRow>(listLabelsQuery([accountId]));
   return rows;
 }
 
