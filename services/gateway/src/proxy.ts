@@ -107,6 +107,7 @@ export function upstreamProxy(config: GatewayConfig, log: Logger, metrics?: Serv
     const target = targetOf(upstream);
     let timedOut = false;
     let failed = false;
+    let clientGone = false;
     const proxyReq = http.request({
       protocol: target.protocol,
       hostname: target.hostname,
@@ -119,6 +120,8 @@ export function upstreamProxy(config: GatewayConfig, log: Logger, metrics?: Serv
     const fail = (err: NodeJS.ErrnoException): void => {
       if (failed) return;
       failed = true;
+      // The client left first (we ended the upstream request for it): nothing failed upstream.
+      if (clientGone) return;
       const outcome: Outcome = timedOut ? 'upstream_timeout' : err.code === 'ECONNREFUSED' || err.code === 'ENOTFOUND' || err.code === 'EAI_AGAIN' || err.code === 'EHOSTUNREACH' ? 'unavailable' : 'bad_gateway';
       log.warn({ err: err.message, code: err.code, upstream, requestId: req.requestId, outcome }, 'upstream error');
       metrics?.upstreamErrors.inc({ upstream, code: outcome });
@@ -138,7 +141,9 @@ export function upstreamProxy(config: GatewayConfig, log: Logger, metrics?: Serv
     });
     // A client that goes away mid-request: the upstream request goes too (the service sees a reset).
     res.on('close', () => {
-      if (!res.writableFinished) proxyReq.destroy();
+      if (res.writableFinished) return;
+      clientGone = true;
+      proxyReq.destroy();
     });
     req.pipe(proxyReq);
   };

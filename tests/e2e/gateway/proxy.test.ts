@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { verifyContext } from '@parley/shared';
 import { waitFor } from '@parley/testkit';
 import { startStack, type Stack } from '../../support/stack';
+import { scrape, total } from '../../support/metrics';
 import { seedAccount, type SeededAccount } from '../../support/factories';
 
 /**
@@ -126,6 +127,23 @@ describe('the gateway proxy', () => {
     const res = await fetch(url('/contacts/break'), { headers: headers() });
     expect(res.status).toBe(200);
     await expect(res.text()).rejects.toThrow();
+  });
+
+  it('when the client goes away before the answer, then the upstream request ends and no upstream error is counted', async () => {
+    const errors = async () => total(await scrape(stack.gateway.metricsUrl), 'parley_gateway_upstream_errors_total', {});
+    const before = await errors();
+    const waiting = hung.length;
+    const abort = new AbortController();
+    const call = fetch(url('/contacts/hang'), { headers: headers(), signal: abort.signal });
+    await waitFor(() => hung.length > waiting, { what: 'the request at the service' });
+    const atService = hung[hung.length - 1]!;
+    abort.abort();
+    await expect(call).rejects.toThrow();
+    // The gateway ended its request to the service...
+    await waitFor(() => atService.req.socket.destroyed || atService.req.destroyed, { what: 'the upstream request ended' });
+    // ...and counted nothing (before the fix: one bad_gateway and a warning for every client that left).
+    await new Promise((r) => setTimeout(r, 300));
+    expect(await errors()).toBe(before);
   });
 
   it('after every failure, then the gateway still proxies', async () => {
