@@ -375,28 +375,24 @@ export class EventConsumer {
     if (!this.opts.batch) return;
     const { size } = this.opts.batch;
     while (this.running.size < this.concurrency && this.buffer.length > 0) {
-      let batch: Gathered[];
-      let keys: string[] = [];
-      if (this.concurrency === 1) {
-        batch = this.buffer.splice(0, size);
-      } else {
-        batch = [];
-        const held = new Set<string>();
-        const rest: Gathered[] = [];
-        for (const g of this.buffer) {
-          const key = this.keyOf(g.event);
-          if (batch.length >= size || held.has(key) || this.busyKeys.has(key)) {
-            held.add(key);
-            rest.push(g);
-            continue;
-          }
-          batch.push(g);
-          keys.push(key);
+      // One at a time (no batch running) no key is busy: this takes the first `size` messages.
+      const batch: Gathered[] = [];
+      const keys: string[] = [];
+      const held = new Set<string>();
+      const rest: Gathered[] = [];
+      for (const g of this.buffer) {
+        const key = this.keyOf(g.event);
+        if (batch.length >= size || held.has(key) || this.busyKeys.has(key)) {
+          held.add(key);
+          rest.push(g);
+          continue;
         }
-        if (batch.length === 0) return;
-        this.buffer = rest;
-        for (const k of keys) this.busyKeys.set(k, (this.busyKeys.get(k) ?? 0) + 1);
+        batch.push(g);
+        keys.push(key);
       }
+      if (batch.length === 0) return;
+      this.buffer = rest;
+      for (const k of keys) this.busyKeys.set(k, (this.busyKeys.get(k) ?? 0) + 1);
       // Started a turn later, never inside the caller (a delivery, a timer, the batch before's
       // settling), as the one-at-a-time chain this replaced did: started at once, the realtime
       // fan-out lost the first event after a subscription (tests/e2e/realtime/resume.test.ts).
@@ -410,7 +406,6 @@ export class EventConsumer {
             if (n === 0) this.busyKeys.delete(k);
             else this.busyKeys.set(k, n);
           }
-          keys = [];
           // What gathered while this batch was written goes next, without waiting.
           if (this.buffer.length > 0) this.flush();
         });

@@ -12,19 +12,17 @@ const insertOutbox = prepared('INSERT INTO outbox (event_id, routing_key, payloa
  * Claims the oldest unpublished rows and marks them published in one statement: the mark holds
  * only if the transaction commits, which the relay does after the broker confirmed every row (a
  * failed publish rolls it back). The payload comes as the text Postgres stores, published as is
- * (no parse and re-serialisation in the relay); RETURNING has no order, the caller sorts by id.
+ * (no parse and re-serialisation in the relay), in id order (RETURNING alone has none).
  */
 const claimOutbox = prepared(
-  `UPDATE outbox o SET published_at = now(), attempts = o.attempts + 1
-     FROM (SELECT id FROM outbox WHERE published_at IS NULL ORDER BY id LIMIT $1 FOR UPDATE SKIP LOCKED) c
-    WHERE o.id = c.id
-   RETURNING o.id, o.event_id, o.routing_key, o.payload::text AS payload, o.payload->>'traceparent' AS traceparent`,
+  `WITH claimed AS (
+     UPDATE outbox o SET published_at = now(), attempts = o.attempts + 1
+       FROM (SELECT id FROM outbox WHERE published_at IS NULL ORDER BY id LIMIT $1 FOR UPDATE SKIP LOCKED) c
+      WHERE o.id = c.id
+     RETURNING o.id, o.event_id, o.routing_key, o.payload::text AS payload, o.payload->>'traceparent' AS traceparent
+   )
+   SELECT * FROM claimed ORDER BY id`,
 );
-
-/** Outbox ids (bigint, as pg gives them: decimal strings) in numeric order. */
-function byId(a: { id: string }, b: { id: string }): number {
-  return a.id.length - b.id.length || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
-}
 
 /**
  * Records an event in the service's outbox, inside the caller's transaction: the event
@@ -160,7 +158,6 @@ export class OutboxRelay {
         await commit(client);
         return 0;
       }
-      rows.sort(byId);
       const ch = await this.opts.amqp.confirmChannel();
       for (const row of rows) {
         // In the trace of the request that wrote the event (tracing on: the amqplib
