@@ -54,6 +54,14 @@ export async function createTestDatabase(): Promise<TestDatabase> {
       const c = new Client({ connectionString: adminUrl });
       await c.connect();
       try {
+        // A pool's end() resolves once its clients have sent their goodbye, not once their
+        // backends have read it: give those sessions a moment to leave on their own, or FORCE
+        // would answer a closing client with 57P01, an 'error' event nobody listens to any more.
+        for (let i = 0; i < 30; i++) {
+          const left = await c.query<{ n: number }>('SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = $1', [name]);
+          if (left.rows[0]!.n === 0) break;
+          await new Promise((r) => setTimeout(r, 100));
+        }
         await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
       } finally {
         await c.end();
