@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import http from 'node:http';
 import express, { type ErrorRequestHandler, type Express, type NextFunction, type Request, type RequestHandler, type Response } from 'express';
 import qs from 'qs';
 import { z, ZodError } from 'zod';
@@ -273,6 +274,31 @@ export function createBaseApp(logger: Logger, metrics?: ServiceMetrics): Express
   app.set('trust proxy', true);
   app.use(requestIdMiddleware(logger, metrics));
   return app;
+}
+
+/**
+ * The HTTP server of an express app whose requests and responses are born with the app's
+ * prototypes (`app.request`, `app.response`). Express otherwise swaps the prototype of every
+ * request and response as they enter the app (`Object.setPrototypeOf` in `app.handle`), which V8
+ * makes costly there and for every later access to the two objects: about 60 µs of CPU a request
+ * on the benchmark machine, more than the rest of express and the kernel's middleware together
+ * (docs/architecture.md, "The service kernel"). With the prototype already in place express's swap
+ * changes nothing: same objects, same express, same behaviour.
+ */
+export function createAppServer(app: Express): http.Server {
+  const { IncomingMessage, ServerResponse } = http;
+  // Node's two are plain constructor functions, called on an object made with the app's
+  // prototype (a `class` could not be: then the server is express's own, swap included).
+  if ([IncomingMessage, ServerResponse].some((f) => /^class\b/.test(Function.prototype.toString.call(f)))) return http.createServer(app);
+  function AppRequest(this: http.IncomingMessage, socket: import('node:net').Socket): void {
+    IncomingMessage.call(this, socket);
+  }
+  AppRequest.prototype = app.request;
+  function AppResponse(this: http.ServerResponse, req: http.IncomingMessage, options?: unknown): void {
+    (ServerResponse as unknown as (this: http.ServerResponse, req: http.IncomingMessage, options?: unknown) => void).call(this, req, options);
+  }
+  AppResponse.prototype = app.response;
+  return http.createServer({ IncomingMessage: AppRequest as unknown as typeof IncomingMessage, ServerResponse: AppResponse as unknown as typeof ServerResponse }, app);
 }
 
 /** Finishes an app: 404 for unknown routes and the error middleware. */

@@ -12,7 +12,7 @@ import { EventConsumer, type BatchOptions, type EventHandler } from './consumer'
 import type { EventEnvelope } from './events/envelope';
 import { createRedis, type Redis, type RedisClientOptions } from './redis';
 import { healthRouter } from './health';
-import { createBaseApp, finishApp, jsonBody, requireInternalContext } from './http';
+import { createAppServer, createBaseApp, finishApp, jsonBody, requireInternalContext } from './http';
 import { installRouteTemplateHook, serverPort, ServiceMetrics, startMetricsServer } from './metrics';
 import { shutdownTracing } from './tracing';
 
@@ -130,11 +130,17 @@ export function createServiceApp(deps: Pick<ServiceDeps, 'service' | 'log' | 'po
   return finishApp(app);
 }
 
+/** Serves the app on `port` (through `createAppServer`: express without its per-request prototype swap). */
 export function listen(app: Express, port: number, host = '0.0.0.0'): Promise<Server> {
   return new Promise((resolve, reject) => {
-    const server = app.listen(port, host, (err?: Error) => (err ? reject(err) : resolve(server)));
+    const server = createAppServer(app);
     server.keepAliveTimeout = 65_000;
     server.headersTimeout = 66_000;
+    server.once('error', reject);
+    server.listen(port, host, () => {
+      server.off('error', reject);
+      resolve(server);
+    });
   });
 }
 
