@@ -1,0 +1,155 @@
+#!/usr/bin/env node
+/* Self and inclusive time per function of a V8 .cpuprofile (node --cpu-prof), for profiling a stack
+ * under the benchmark's load (docs/benchmarks.md, "Profiling"):
+ *
+ *   node scripts/bench/profile-summary.js <file.cpuprofile> [--top 40] [--busiest 5] [--by function|file]
+ *
+ * --busiest S keeps only the S seconds with the fewest idle samples (the load, not the start-up or the
+ * data set's generation). Times are ms and % of the non-idle samples of the window; a function is counted
+ * once per sample in the inclusive column however often it recurs on the stack. --by file adds up
+ * everything of one file (node_modules packages by name). */
+const fs = require('node:fs');
+const path = require('node:path');
+
+function parseArgs(argv) {
+  const o = { file: null, top: 40, busiest: 0, by: 'function', tree: null, depth: 4, min: 0.5 };
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i];
+    if (a === '--top') o.top = Number(argv[++i]);
+    else if (a === '--busiest') o.busiest = Number(argv[++i]);
+    else if (a === '--by') o.by = argv[++i];
+    else if (a === '--tree') o.tree = argv[++i];
+    else if (a === '--depth') o.depth = Number(argv[++i]);
+    else if (a === '--min') o.min = Number(argv[++i]);
+    else o.file = a;
+  }
+  if (!o.file) throw new Error('usage: profile-summary.js <file.cpuprofile> [--top N] [--busiest S] [--by function|file]');
+  return o;
+}
+
+function shortUrl(url) {
+  if (!url) return '';
+  const u = url.replace(/^file:\/\//, '');
+  const nm = u.lastIndexOf('node_modules/');
+  if (nm >= 0) {
+    const rest = u.slice(nm + 'node_modules/'.length).split('/');
+    const pkg = rest[0].startsWith('@') ? `${rest[0]}/${rest[1]}` : rest[0];
+    return `${pkg}:${rest.slice(rest[0].startsWith('@') ? 2 : 1).join('/')}`;
+  }
+  const m = /\/(packages|services)\/(.*)$/.exec(u);
+  return m ? `${m[1]}/${m[2]}` : path.basename(u);
+}
+
+function keyOf(node, by) {
+  const f = node.callFrame;
+  const url = shortUrl(f.url);
+  if (by === 'file') {
+    if (!url) return f.functionName || '(native)';
+    const colon = url.indexOf(':');
+    return url.includes('node_modules') || colon < 0 ? url : url.slice(0, colon);
+  }
+  return `${f.functionName || '(anonymous)'} ${url}${url ? `:${f.lineNumber + 1}` : ''}`;
+}
+
+function summarize(profile, o) {
+  const nodes = new Map(profile.nodes.map((n) => [n.id, n]));
+  const parent = new Map();
+  for (const n of profile.nodes) for (const c of n.children ?? []) parent.set(c, n.id);
+  const samples = profile.samples;
+  const deltas = profile.timeDeltas;
+  // Sample times (µs since start) and each sample's duration (the next delta).
+  const times = new Array(samples.length);
+  let t = 0;
+  for (let i = 0; i < samples.length; i++) {
+    t += deltas[i] ?? 0;
+    times[i] = t;
+  }
+  const dur = (i) => Math.max(0, deltas[i + 1] ?? 0);
+  const isIdle = (id) => nodes.get(id).callFrame.functionName === '(idle)';
+  let lo = 0;
+  let hi = samples.length;
+  if (o.busiest > 0) {
+    const w = o.busiest * 1e6;
+    let best = -1;
+    let busy = 0;
+    let j = 0;
+    for (let i = 0; i < samples.length; i++) {
+      if (!isIdle(samples[i])) busy += dur(i);
+      while (times[i] - times[j] > w) {
+        if (!isIdle(samples[j])) busy -= dur(j);
+        j++;
+      }
+      if (busy > best) {
+        best = busy;
+        lo = j;
+        hi = i + 1;
+      }
+    }
+  }
+  const self = new Map();
+  const incl = new Map();
+  // --tree: the callees below the outermost frame matching the pattern, merged by key.
+  const tree = { key: o.tree, t: 0, kids: new Map() };
+  let total = 0;
+  let idle = 0;
+  for (let i = lo; i < hi; i++) {
+    const id = samples[i];
+    const d = dur(i);
+    if (isIdle(id)) {
+      idle += d;
+      continue;
+    }
+    total += d;
+    const k = keyOf(nodes.get(id), o.by);
+    self.set(k, (self.get(k) ?? 0) + d);
+    if (o.tree) {
+      const stack = [];
+      for (let cur = id; cur !== undefined; cur = parent.get(cur)) stack.push(keyOf(nodes.get(cur), o.by));
+      stack.reverse();
+      const at = stack.findIndex((k) => k.includes(o.tree));
+      if (at >= 0) {
+        let n = tree;
+        n.t += d;
+        for (const k of stack.slice(at + 1)) {
+          let c = n.kids.get(k);
+          if (!c) n.kids.set(k, (c = { key: k, t: 0, kids: new Map() }));
+          c.t += d;
+          n = c;
+        }
+      }
+    }
+    const seen = new Set();
+    for (let cur = id; cur !== undefined; cur = parent.get(cur)) {
+      const kk = keyOf(nodes.get(cur), o.by);
+      if (seen.has(kk)) continue;
+      seen.add(kk);
+      incl.set(kk, (incl.get(kk) ?? 0) + d);
+    }
+  }
+  return { self, incl, tree, total, idle, seconds: (times[hi - 1] - times[lo]) / 1e6 };
+}
+
+function main() {
+  const o = parseArgs(process.argv.slice(2));
+  const profile = JSON.parse(fs.readFileSync(o.file, 'utf8'));
+  const { self, incl, tree, total, idle, seconds } = summarize(profile, o);
+  const ms = (us) => (us / 1000).toFixed(1).padStart(9);
+  const pct = (us) => `${((100 * us) / total).toFixed(1).padStart(5)}%`;
+  console.log(`${o.file}: ${seconds.toFixed(1)} s window, busy ${(total / 1000).toFixed(0)} ms, idle ${(idle / 1000).toFixed(0)} ms`);
+  if (o.tree) {
+    const print = (n, depth, indent) => {
+      console.log(`${ms(n.t)} ${pct(n.t)}  ${indent}${n.key}`);
+      if (depth >= o.depth) return;
+      for (const c of [...n.kids.values()].sort((a, b) => b.t - a.t)) if ((100 * c.t) / total >= o.min) print(c, depth + 1, `${indent}  `);
+    };
+    console.log(`\ntree below the first frame matching ${o.tree} (depth ${o.depth}, >= ${o.min}%)`);
+    print(tree, 0, '');
+    return;
+  }
+  console.log(`\nself (top ${o.top})`);
+  for (const [k, v] of [...self].sort((a, b) => b[1] - a[1]).slice(0, o.top)) console.log(`${ms(v)} ${pct(v)}  ${k}`);
+  console.log(`\ninclusive (top ${o.top})`);
+  for (const [k, v] of [...incl].sort((a, b) => b[1] - a[1]).slice(0, o.top)) console.log(`${ms(v)} ${pct(v)}  ${k}`);
+}
+
+main();
