@@ -87,7 +87,8 @@ export function requestIdMiddleware(logger: Logger, metrics?: ServiceMetrics): R
       // An outage (503) is the dependency's fault, said once where it is noticed; a probe is
       // the orchestrator's business (the health router logs its state changes).
       const level = res.locals['probe'] ? 'debug' : res.statusCode === 503 ? 'warn' : res.statusCode >= 500 ? 'error' : 'info';
-      req.log[level]({ method: req.method, path: req.originalUrl.split('?')[0], status: res.statusCode, ms: Math.round(ms * 10) / 10 }, 'request');
+      // The line's fields are built only when the level is on (LOG_LEVEL=warn: never, for a 2xx).
+      if (req.log.isLevelEnabled(level)) req.log[level]({ method: req.method, path: req.originalUrl.split('?')[0], status: res.statusCode, ms: Math.round(ms * 10) / 10 }, 'request');
     });
     next();
   };
@@ -282,7 +283,7 @@ export function createBaseApp(logger: Logger, metrics?: ServiceMetrics): Express
  * request and response as they enter the app (`Object.setPrototypeOf` in `app.handle`), which V8
  * makes costly there and for every later access to the two objects: about 60 µs of CPU a request
  * on the benchmark machine, more than the rest of express and the kernel's middleware together
- * (docs/architecture.md, "The service kernel"). With the prototype already in place express's swap
+ * (docs/architecture.md, Runtime). With the prototype already in place express's swap
  * changes nothing: same objects, same express, same behaviour.
  */
 export function createAppServer(app: Express): http.Server {
