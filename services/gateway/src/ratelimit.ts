@@ -1,8 +1,7 @@
-import { createHash } from 'node:crypto';
 import type { Request, RequestHandler } from 'express';
 import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
 import { RateLimitedError, type Redis } from '@parley/shared';
-import { readToken } from './auth/middleware';
+import { tokenHashOf } from './auth/middleware';
 
 /** What a limiter answered for one request: its result, or the refusal (RateLimiterRes) or error it threw. */
 type Outcome = Promise<{ ok: true; res: RateLimiterRes } | { ok: false; err: unknown }>;
@@ -51,10 +50,11 @@ export function rateLimit(opts: LimitOptions): LimitHandler {
     );
   const handler = (async (req, res, next) => {
     for (const other of opts.alongside ?? []) if (other.when(req)) other.limit.start(req);
-    const key = opts.key(req);
-    if (!key) return next();
+    // Started alongside another limit: its key was there (and is the same: the request's headers have not changed).
     const started = (req as Started)[STARTED]?.get(handler);
-    const outcome = await (started ?? consume(key));
+    const key = started ? null : opts.key(req);
+    if (!started && !key) return next();
+    const outcome = await (started ?? consume(key as string));
     if (outcome.ok) {
       res.setHeader('X-RateLimit-Limit', String(opts.points));
       res.setHeader('X-RateLimit-Remaining', String(outcome.res.remainingPoints));
@@ -84,8 +84,5 @@ export const TOKEN_LIMITED_PATH = /^\/(platform\/api\/v1|api\/v1\/profile|api\/v
 
 export const byIp = (req: Request): string | null => req.ip ?? req.socket.remoteAddress ?? null;
 /** Keyed by the token's hash: Redis never holds a credential in the clear. */
-export const byToken = (req: Request): string | null => {
-  const token = readToken(req);
-  return token === null ? null : createHash('sha256').update(token).digest('hex');
-};
+export const byToken = (req: Request): string | null => tokenHashOf(req);
 

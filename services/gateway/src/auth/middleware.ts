@@ -1,6 +1,6 @@
 import type { Request, RequestHandler } from 'express';
 import { CONTEXT_HEADER, ForbiddenError, NotFoundError, SIGNATURE_HEADER, UnauthorizedError, type Actor, type RequestContext } from '@parley/shared';
-import type { PrincipalStore, Principal } from './principals';
+import { hashToken, type PrincipalStore, type Principal } from './principals';
 
 declare global {
   // eslint-disable-next-line @typescript-eslint/no-namespace
@@ -25,6 +25,21 @@ export function readToken(req: Request): string | null {
   return token && token.trim() ? token.trim() : null;
 }
 
+const TOKEN_HASH = Symbol('parley.tokenHash');
+
+/**
+ * `hashToken` of the request's token (null without one), computed once per request: the per-token
+ * rate limit and the principal cache both key on it.
+ */
+export function tokenHashOf(req: Request): string | null {
+  const r = req as Request & { [TOKEN_HASH]?: string | null };
+  if (r[TOKEN_HASH] === undefined) {
+    const token = readToken(req);
+    r[TOKEN_HASH] = token === null ? null : hashToken(token);
+  }
+  return r[TOKEN_HASH];
+}
+
 /** Clients never get to send their own identity: drop any context headers they made up. */
 export const stripIdentityHeaders: RequestHandler = (req, _res, next) => {
   delete req.headers[CONTEXT_HEADER];
@@ -36,7 +51,7 @@ export function authenticate(store: PrincipalStore): RequestHandler {
   return async (req, _res, next) => {
     const token = readToken(req);
     if (!token) return next(new UnauthorizedError('You need to sign in or sign up before continuing: send your api_access_token header', 'unauthorized'));
-    const principal = await store.resolve(token);
+    const principal = await store.resolve(token, tokenHashOf(req) ?? undefined);
     if (!principal) return next(new UnauthorizedError('Invalid Access Token', 'invalid_token'));
     req.principal = principal;
     next();

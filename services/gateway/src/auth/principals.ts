@@ -32,7 +32,7 @@ export interface PrincipalStoreOptions {
   metrics?: ServiceMetrics;
 }
 
-const hashToken = (token: string): string => createHash('sha256').update(token).digest('hex');
+export const hashToken = (token: string): string => createHash('sha256').update(token).digest('hex');
 
 /**
  * Token -> principal, account -> settings, and the profile answer, cached in this process and
@@ -192,8 +192,8 @@ export class PrincipalStore {
     for (const hash of listing) this.tokens.delete(hash); // not while iterating
   }
 
-  async resolve(token: string): Promise<Principal | null> {
-    const hash = hashToken(token);
+  /** `hash` is `hashToken(token)` when the caller has it already (`tokenHashOf`). */
+  async resolve(token: string, hash = hashToken(token)): Promise<Principal | null> {
     if (this.live) {
       const hit = this.tokens.get(hash);
       if (hit) return hit.principal;
