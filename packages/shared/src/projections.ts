@@ -195,13 +195,30 @@ export class ProjectionKit {
     o: ReadThroughOptions = {},
   ): Promise<{ [P in K]: Map<number, ProjectedKinds[P]> }> {
     const kinds = Object.keys(wanted) as K[];
+    const pairs = kinds.flatMap((k) => validIds(wanted[k]).map((id) => [k, id] as const));
+    if (pairs.length === 0) return this.completeKinds(db, accountId, wanted, [], o);
+    const { rows } = await db.query<{ kind: K; id: number; data: unknown }>(this.readPairs([accountId, pairs.map((p) => p[0]), pairs.map((p) => p[1])]));
+    return this.completeKinds(db, accountId, wanted, rows, o);
+  }
+
+  /**
+   * `readThroughKinds` when the copies were read already, by a statement of the caller's that
+   * read them with its own rows (the conversation list's page): `rows` are the table's rows of
+   * (some of) the wanted ids, tombstones included (`data` null); rows of ids not wanted are
+   * ignored, and wanted ids without a row are read through to their owners.
+   */
+  async completeKinds<K extends ProjectedKind>(
+    db: Executor,
+    accountId: number,
+    wanted: { [P in K]: Iterable<number | null | undefined> },
+    rows: Iterable<{ kind: string; id: number; data: unknown }>,
+    o: ReadThroughOptions = {},
+  ): Promise<{ [P in K]: Map<number, ProjectedKinds[P]> }> {
+    const kinds = Object.keys(wanted) as K[];
     const ids = new Map(kinds.map((k) => [k, validIds(wanted[k])] as const));
-    const pairs = kinds.flatMap((k) => (ids.get(k) as number[]).map((id) => [k, id] as const));
-    const byKind = new Map<K, Map<number, unknown>>(kinds.map((k) => [k, new Map()]));
-    if (pairs.length > 0) {
-      const { rows } = await db.query<{ kind: K; id: number; data: unknown }>(this.readPairs([accountId, pairs.map((p) => p[0]), pairs.map((p) => p[1])]));
-      for (const r of rows) byKind.get(r.kind)?.set(r.id, r.data);
-    }
+    const asked = new Map<string, Set<number>>(kinds.map((k) => [k, new Set(ids.get(k))]));
+    const byKind = new Map<string, Map<number, unknown>>(kinds.map((k) => [k, new Map()]));
+    for (const r of rows) if (asked.get(r.kind)?.has(r.id)) byKind.get(r.kind)?.set(r.id, r.data);
     const out = {} as { [P in K]: Map<number, ProjectedKinds[P]> };
     await Promise.all(
       kinds.map(async (k) => {

@@ -9,7 +9,7 @@
  * account (BENCH_CONVERSATIONS conversations, default 100,000, over 10 inboxes, 3 messages
  * each) and 100 small accounts (500 conversations each), then prints EXPLAIN (ANALYZE,
  * BUFFERS) of the exact SQL `GET /conversations` runs (built by the service's own
- * listQuery/metaQuery): the page and the meta counts, for an administrator, for an agent who
+ * listQuery/metaQuery, and the whole statement as run, pageQuery): the page and the meta counts, for an administrator, for an agent who
  * sees 3 of the 10 inboxes, with `q`, and with `labels`. Drops the database afterwards
  * (BENCH_KEEP=1 keeps it).
  *
@@ -19,7 +19,7 @@ const { randomBytes } = require('node:crypto');
 const path = require('node:path');
 const { Client } = require('pg');
 const { createPool, migrateService, serviceDatabaseUrl } = require('@parley/shared');
-const { listQuery, metaQuery } = require('../dist/conversations/list');
+const { listQuery, metaQuery, pageQuery } = require('../dist/conversations/list');
 const { filterQueries } = require('../dist/filters/conversation-filter');
 const { checkFilter, CONVERSATION_FILTER_KEYS } = require('@parley/shared');
 
@@ -126,6 +126,7 @@ async function main() {
     const cases = [
       ['administrator, default list (status open, newest activity first), page 1', listQuery(adminFilter, 'last_activity_at_desc', 1)],
       ['administrator, meta counts of the default list', metaQuery(adminFilter)],
+      ['administrator, default list, the statement as run (pageQuery: counts, teams, page, extras, copies), page 1', pageQuery(adminFilter, 'last_activity_at_desc', 1)],
       ['agent seeing 3 of 10 inboxes, default list, page 1', listQuery(agentFilter, 'last_activity_at_desc', 1)],
       ['agent seeing 3 of 10 inboxes, meta counts', metaQuery(agentFilter)],
       ['administrator, status=all, labels=vip, page 1', listQuery({ ...adminFilter, status: 'all', labels: ['vip'] }, 'last_activity_at_desc', 1)],

@@ -42,6 +42,37 @@ describe('copies of contacts, agents, teams and bots (the projection kit)', () =
     expect(await copy(acc.accountId, 'agent', acc.agentId)).toEqual({ name: 'Newer agent', read_through: false });
   });
 
+  it('when a listed page names a contact without a copy and a removed one, then the list asks the contacts service for the first only, once', async () => {
+    const acc = await h.account();
+    const inbox = await createInbox(h, acc);
+    const kept = await createConversation(h, acc, inbox.id, { assignee_id: acc.agentId });
+    const missing = await createConversation(h, acc, inbox.id);
+    const removed = await createConversation(h, acc, inbox.id);
+    const keptContact: number = kept.meta.sender.id;
+    const missingContact: number = missing.meta.sender.id;
+    const removedContact: number = removed.meta.sender.id;
+    await h.svc.deps.pool.query(`DELETE FROM projections WHERE account_id = $1 AND kind = 'contact' AND id = $2`, [acc.accountId, missingContact]);
+    await h.svc.deps.pool.query(`UPDATE projections SET data = NULL WHERE account_id = $1 AND kind = 'contact' AND id = $2`, [acc.accountId, removedContact]);
+    const before = h.stub.lookups.contacts;
+    const list = async () => {
+      const res = await h.call('GET', `/api/v1/accounts/${acc.accountId}/conversations`, { as: acc.admin });
+      expect(res.status).toBe(200);
+      return new Map<number, any>(res.body.data.payload.map((c: any) => [c.id, c]));
+    };
+    const page = await list();
+    expect(page.get(kept.id).meta.sender).toMatchObject({ id: keptContact, name: kept.meta.sender.name });
+    expect(page.get(kept.id).meta.assignee).toMatchObject({ id: acc.agentId, name: `Agent ${acc.agentId}` });
+    expect(page.get(missing.id).meta.sender).toMatchObject({ id: missingContact, name: missing.meta.sender.name });
+    expect(missing.meta.sender.name).not.toBe('');
+    // A removed contact shows by id with neutral values, and its owner is not asked.
+    expect(page.get(removed.id).meta.sender).toMatchObject({ id: removedContact, name: '' });
+    expect(h.stub.lookups.contacts).toBe(before + 1);
+    expect((await copy(acc.accountId, 'contact', missingContact))?.read_through).toBe(true);
+    // The answer is kept: the next page asks nobody.
+    expect((await list()).get(missing.id).meta.sender.name).toBe(missing.meta.sender.name);
+    expect(h.stub.lookups.contacts).toBe(before + 1);
+  });
+
   it('when a contact has no copy, then a read asks the contacts service once and keeps the answer where any event wins', async () => {
     const acc = await h.account();
     const inbox = await createInbox(h, acc);

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { Executor } from '@parley/shared';
 import type { ConversationRow } from '../common/rows';
-import { EXTRAS_COLUMNS, extrasOf, type ConversationExtras, type ExtrasColumns } from '../messages/repository';
+import { extrasOf, type ConversationExtras, type ExtrasColumns } from '../messages/repository';
 import { countsTableQuery } from './counts';
 import { qPattern } from './search-hits';
 
@@ -128,8 +128,15 @@ export function listQuery(f: ListFilter, sortBy: SortBy, page: number | null): {
   else if (f.assigneeType === 'assigned') where.push('c.assignee_id IS NOT NULL');
   let paging = '';
   if (page !== null) {
-    values.push(PAGE_SIZE, (page - 1) * PAGE_SIZE);
-    paging = ` LIMIT $${values.length - 1} OFFSET $${values.length}`;
+    // The page size is the code's, not the caller's: a literal, so a generic plan knows a page is 25
+    // rows; the first page (the one nearly every request reads) has no OFFSET, whose parameter a
+    // generic plan would guess as 10% of the rows: on a large account that guess made the generic
+    // plan look dearer than a custom one, so Postgres planned every request again.
+    if (page === 1) paging = ` LIMIT ${PAGE_SIZE}`;
+    else {
+      values.push((page - 1) * PAGE_SIZE);
+      paging = ` LIMIT ${PAGE_SIZE} OFFSET $${values.length}`;
+    }
   }
   return { text: `SELECT c.* FROM conversations c WHERE ${where.join(' AND ')} ORDER BY ${SORTS[sortBy]}${paging}`, values };
 }
@@ -140,11 +147,48 @@ export async function listConversations(db: Executor, f: ListFilter, sortBy: Sor
   return rows;
 }
 
+/** A copy's kind by a message's `sender_type` (the kinds `loadRefs` reads for message senders). */
+const senderKind = (t: string) => `CASE ${t} WHEN 'Contact' THEN 'contact' WHEN 'User' THEN 'agent' WHEN 'AgentBot' THEN 'agent_bot' END`;
+
+/**
+ * The page (`p`, its conversations in the list's order) with each conversation's extras as
+ * `EXTRAS_COLUMNS` answers them (last message, last non-activity message when the last is an
+ * activity, unread count), each last message read once (a lateral join, whose sender stays at
+ * hand for the copies), and `x_n` numbering the rows.
+ */
+function pageCte(listText: string): string {
+  return `p AS (SELECT c.*, row_to_json(lm) AS x_last_message, row_to_json(ln) AS x_last_non_activity,
+         (SELECT count(*)::int FROM (SELECT 1 FROM messages m WHERE m.conversation_id = c.id AND m.message_type = 0
+            AND m.created_at > coalesce(c.agent_last_seen_at, '-infinity'::timestamptz) ORDER BY m.id DESC LIMIT 10) u) AS x_unread,
+         lm.sender_type AS x_last_sender_type, lm.sender_id AS x_last_sender_id, ln.sender_type AS x_non_activity_sender_type, ln.sender_id AS x_non_activity_sender_id,
+         row_number() OVER () AS x_n
+    FROM (${listText}) c
+    LEFT JOIN LATERAL (SELECT * FROM messages m WHERE m.conversation_id = c.id ORDER BY m.id DESC LIMIT 1) lm ON true
+    LEFT JOIN LATERAL (SELECT * FROM messages m WHERE lm.message_type = 2 AND m.conversation_id = c.id AND m.message_type <> 2 ORDER BY m.id DESC LIMIT 1) ln ON true)`;
+}
+
+/**
+ * The copies (contacts, agents, teams, bots) the page's conversations and their last messages
+ * name, as the projection kit's rows `[kind, id, data]` (tombstones with null data) in one JSON
+ * array: what `loadRefs` would ask the kit for, read in the page's statement. Each distinct
+ * (kind, id) is one probe of the table's key (the lateral subquery is not flattened, so a generic
+ * plan cannot turn it into a scan of the account's copies: 50k contacts at 100k conversations).
+ */
+const COPIES_OF_PAGE = `(SELECT json_agg(json_build_array(w.kind, w.id, r.data)) FROM (
+            SELECT 'contact' AS kind, p.contact_id AS id FROM p
+            UNION SELECT 'agent', p.assignee_id FROM p
+            UNION SELECT 'team', p.team_id FROM p
+            UNION SELECT ${senderKind('p.x_last_sender_type')}, p.x_last_sender_id FROM p
+            UNION SELECT ${senderKind('p.x_non_activity_sender_type')}, p.x_non_activity_sender_id FROM p) w
+          JOIN LATERAL (SELECT r.data FROM projections r WHERE r.account_id = $1 AND r.kind = w.kind AND r.id = w.id OFFSET 0) r ON true
+          WHERE w.id IS NOT NULL)`;
+
 /**
  * The list's one query: the counts (of the list without `assignee_type` and `updated_within`),
- * the caller's teams (for `meta.team.is_member`), the page in its order, and each conversation's
- * extras (last messages, unread count), in one round trip. Each part is planned as it would be
- * alone (the page is a LIMIT subquery, so the extras are read for its rows only).
+ * the caller's teams (for `meta.team.is_member`), the page in its order, each conversation's
+ * extras (last messages, unread count), and the copies of the contacts, agents, teams and bots
+ * the page names (on one row: `k_copies`), in one round trip. Each part is planned as it would be
+ * alone (the page is a LIMIT subquery, so the extras and copies are read for its rows only).
  */
 export function pageQuery(f: ListFilter, sortBy: SortBy, page: number | null): { text: string; values: unknown[] } {
   const count = metaQuery({ ...f, updatedWithinSeconds: undefined });
@@ -154,10 +198,12 @@ export function pageQuery(f: ListFilter, sortBy: SortBy, page: number | null): {
   const shift = values.length;
   const listText = list.text.replace(/\$(\d+)/g, (_, n: string) => `$${Number(n) + shift}`);
   return {
-    text: `SELECT k.mine AS k_mine, k.unassigned AS k_unassigned, k."all" AS k_all,
-            (SELECT array_agg(t.team_id) FROM team_member_projections t WHERE t.account_id = $1 AND t.user_id = ${me}) AS k_my_teams, c.*
+    text: `WITH ${pageCte(listText)}
+     SELECT k.mine AS k_mine, k.unassigned AS k_unassigned, k."all" AS k_all,
+            (SELECT array_agg(t.team_id) FROM team_member_projections t WHERE t.account_id = $1 AND t.user_id = ${me}) AS k_my_teams,
+            CASE WHEN c.x_n = 1 THEN ${COPIES_OF_PAGE} END AS k_copies, c.*
        FROM (${count.text}) k
-       LEFT JOIN LATERAL (SELECT c.*, ${EXTRAS_COLUMNS} FROM (${listText}) c) c ON true
+       LEFT JOIN p c ON true
       ORDER BY ${SORTS[sortBy]}`,
     values: [...values, ...list.values],
   };
@@ -180,7 +226,22 @@ function statementName(text: string): string {
   return name;
 }
 
-type PageRow = ConversationRow & ExtrasColumns & { k_mine: number; k_unassigned: number; k_all: number; k_my_teams: number[] | null };
+/** A copy the page statement read: kind, id, data (null: removed). */
+export type CopyRow = [kind: string, id: number, data: unknown];
+
+type PageRow = ConversationRow &
+  ExtrasColumns & {
+    k_mine: number;
+    k_unassigned: number;
+    k_all: number;
+    k_my_teams: number[] | null;
+    k_copies: CopyRow[] | null;
+    x_last_sender_type: unknown;
+    x_last_sender_id: unknown;
+    x_non_activity_sender_type: unknown;
+    x_non_activity_sender_id: unknown;
+    x_n: unknown;
+  };
 
 async function runPageQuery(db: Executor, f: ListFilter, q: { text: string; values: unknown[] }): Promise<PageRow[]> {
   // A q that reads messages keeps custom plans (its pattern decides between the trigram index and a scan).
@@ -195,12 +256,17 @@ async function runPageQuery(db: Executor, f: ListFilter, q: { text: string; valu
   }
 }
 
-export async function listPageWithCounts(
-  db: Executor,
-  f: ListFilter,
-  sortBy: SortBy,
-  page: number | null,
-): Promise<{ meta: Counts; rows: ConversationRow[]; extras: Map<string, ConversationExtras>; myTeams: Set<number> }> {
+export interface ListedPage {
+  meta: Counts;
+  rows: ConversationRow[];
+  extras: Map<string, ConversationExtras>;
+  /** The caller's teams. */
+  myTeams: Set<number>;
+  /** The projection rows of the copies the page names (the kit completes them: `loadRefs`). */
+  copies: Array<{ kind: string; id: number; data: unknown }>;
+}
+
+export async function listPageWithCounts(db: Executor, f: ListFilter, sortBy: SortBy, page: number | null): Promise<ListedPage> {
   const rows = await runPageQuery(db, f, pageQuery(f, sortBy, page));
   const first = rows[0];
   const [mine, unassigned, all] = first ? [first.k_mine, first.k_unassigned, first.k_all] : [0, 0, 0];
@@ -208,12 +274,14 @@ export async function listPageWithCounts(
   const myTeams = new Set<number>(f.userId === null ? [] : (first?.k_my_teams ?? []));
   const out: ConversationRow[] = [];
   const extras = new Map<string, ConversationExtras>();
+  const copies: ListedPage['copies'] = [];
   for (const r of rows) {
+    if (r.k_copies) for (const [kind, id, data] of r.k_copies) copies.push({ kind, id, data });
     // An empty page is one row of counts with no conversation.
     if (r.id === null) continue;
-    const { k_mine: _m, k_unassigned: _u, k_all: _a, k_my_teams: _t, x_last_message, x_last_non_activity, x_unread, ...row } = r;
+    const { k_mine: _m, k_unassigned: _u, k_all: _a, k_my_teams: _t, k_copies: _c, x_last_sender_type: _s1, x_last_sender_id: _i1, x_non_activity_sender_type: _s2, x_non_activity_sender_id: _i2, x_n: _n, x_last_message, x_last_non_activity, x_unread, ...row } = r;
     out.push(row as ConversationRow);
     extras.set(row.id, extrasOf({ x_last_message, x_last_non_activity, x_unread }));
   }
-  return { meta, rows: out, extras, myTeams };
+  return { meta, rows: out, extras, myTeams, copies };
 }

@@ -18,6 +18,13 @@ export interface Refs {
   myTeams: Set<number>;
 }
 
+/** What the list's page statement read besides its rows: the caller's teams and the copies the page names. */
+export interface KnownRefs {
+  myTeams: Set<number>;
+  /** Projection rows (tombstones included) of some of the copies the page names; the rest are read through. */
+  copies: Array<{ kind: string; id: number; data: unknown }>;
+}
+
 export async function loadRefs(
   db: Executor,
   projections: Projections,
@@ -25,20 +32,21 @@ export async function loadRefs(
   accountId: number,
   conversations: ConversationRow[],
   messages: MessageRow[],
-  /** The caller's teams when the caller's query read them already (the list). */
-  knownTeams?: Set<number>,
+  /** The caller's teams and the copies when the caller's query read them already (the list). */
+  known?: KnownRefs,
 ): Promise<Refs> {
   const contactIds = [...conversations.map((c) => c.contact_id), ...messages.filter((m) => m.sender_type === 'Contact').map((m) => m.sender_id)];
   const agentIds = [...conversations.map((c) => c.assignee_id), ...messages.filter((m) => m.sender_type === 'User').map((m) => m.sender_id)];
   const teamIds = conversations.map((c) => c.team_id);
   const botIds = messages.filter((m) => m.sender_type === 'AgentBot').map((m) => m.sender_id);
+  const wanted = { contact: contactIds, agent: agentIds, team: teamIds, agent_bot: botIds };
   const userId = userIdOf(ctx);
   // The caller's teams matter only for `meta.team.is_member`, so only when a conversation has a team.
   const teamsShown = conversations.some((c) => c.team_id !== null);
   const [refs, mine] = await Promise.all([
-    projections.many(ctx, accountId, { contact: contactIds, agent: agentIds, team: teamIds, agent_bot: botIds }),
-    userId === null || !teamsShown || knownTeams
-      ? Promise.resolve({ rows: [...(knownTeams ?? [])].map((team_id) => ({ team_id })) })
+    known ? projections.manyFrom(ctx, accountId, wanted, known.copies) : projections.many(ctx, accountId, wanted),
+    userId === null || !teamsShown || known
+      ? Promise.resolve({ rows: [...(known?.myTeams ?? [])].map((team_id) => ({ team_id })) })
       : db.query<{ team_id: number }>('SELECT team_id FROM team_member_projections WHERE account_id = $1 AND user_id = $2', [accountId, userId]),
   ]);
   return { contacts: refs.contact, agents: refs.agent, teams: refs.team, bots: refs.agent_bot, myTeams: new Set(mine.rows.map((r) => r.team_id)) };
@@ -241,25 +249,23 @@ export function conversationData(c: ConversationRow, extras: ConversationExtras 
   };
 }
 
-/** Presents a batch of conversations with one query for their messages and one per referenced kind. */
+/** Presents a batch of conversations with one query for their messages and one for the copies they name. */
 export async function presentConversations(
   db: Executor,
   projections: Projections,
   ctx: RequestContext,
   accountId: number,
   rows: ConversationRow[],
-  /** The rows' extras when the query that found them read them too (the list). */
-  known?: Map<string, ConversationExtras>,
-  /** The caller's teams when that query read them too. */
-  knownTeams?: Set<number>,
+  /** The rows' extras, the caller's teams and the copies, when the query that found the rows read them too (the list). */
+  known?: KnownRefs & { extras: Map<string, ConversationExtras> },
 ): Promise<ConversationResponse[]> {
-  const extras = known ?? (await conversationExtras(db, rows.map((r) => r.id)));
+  const extras = known?.extras ?? (await conversationExtras(db, rows.map((r) => r.id)));
   const msgs: MessageRow[] = [];
   for (const e of extras.values()) {
     if (e.last_message) msgs.push(e.last_message);
     if (e.last_non_activity_message) msgs.push(e.last_non_activity_message);
   }
-  const refs = await loadRefs(db, projections, ctx, accountId, rows, msgs, knownTeams);
+  const refs = await loadRefs(db, projections, ctx, accountId, rows, msgs, known);
   return rows.map((r) => conversationData(r, extras.get(r.id), refs));
 }
 

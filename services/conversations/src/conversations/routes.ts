@@ -33,8 +33,8 @@ export const conversationRoutes = [
     description: 'SPEC op 1. 25 a page, newest activity first by default. `meta` counts see every filter but `assignee_type` (and `updated_within`). `status` is ignored when `q` is given (Chatwoot). Agents see the conversations of their inboxes. A `team_id` that is no team of the account is 404 (Chatwoot). `updated_within` (seconds) answers every conversation updated since, unpaginated. `conversation_type`: `mention` (private notes @-mentioning the caller), `participating` (the caller wrote in, was mentioned in or is assigned; any inbox), `unattended`. Unknown or malformed parameters are 400.',
     tags, security: user, query: listConversationsQuery, response: { description: 'Counts and one page of conversations', schema: conversationListResponse },
     handler: async ({ query, ctx, accountId }, deps) => {
-      const { meta, rows, extras, myTeams } = await service.listPage(deps, ctx, accountId, query);
-      return { data: { meta, payload: await presentConversations(deps.pool, deps.projections, ctx, accountId, rows, extras, myTeams) } };
+      const { meta, rows, ...known } = await service.listPage(deps, ctx, accountId, query);
+      return { data: { meta, payload: await presentConversations(deps.pool, deps.projections, ctx, accountId, rows, known) } };
     },
   }),
   route({

@@ -25,8 +25,8 @@ export const searchRoutes = [
     response: { description: 'Counts and one page of matching conversations', schema: conversationListResponse },
     errors: [400],
     handler: async ({ query, ctx, accountId }, deps) => {
-      const { meta, rows, extras, myTeams } = await listPage(deps, ctx, accountId, query, { qMatchesContactName: true });
-      return { data: { meta, payload: await presentConversations(deps.pool, deps.projections, ctx, accountId, rows, extras, myTeams) } };
+      const { meta, rows, ...known } = await listPage(deps, ctx, accountId, query, { qMatchesContactName: true });
+      return { data: { meta, payload: await presentConversations(deps.pool, deps.projections, ctx, accountId, rows, known) } };
     },
   }),
 ];

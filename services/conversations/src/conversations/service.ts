@@ -10,8 +10,7 @@ import { lastIncomingAt } from '../messages/repository';
 import { assertHasContent, createMessage, senderFor, type MessageInput, type UploadedFile } from '../messages/service';
 import type { Projections } from '../projections/store';
 import { changeConversation, emit, type Cause } from './changes';
-import { countConversations, listConversations, listPageWithCounts, PAGE_SIZE, type Counts, type ListFilter } from './list';
-import type { ConversationExtras } from '../messages/repository';
+import { countConversations, listConversations, listPageWithCounts, PAGE_SIZE, type Counts, type ListedPage, type ListFilter } from './list';
 import { findConversation, insertConversation, lockConversationSql, nextDisplayId, type ConversationPatch } from './repository';
 import { qPattern, type SearchHits } from './search-hits';
 import type { AssignmentInput, CreateConversationInput, ListConversationsQuery, ToggleStatusInput } from './schemas';
@@ -90,12 +89,12 @@ export async function listPage(
   accountId: number,
   q: ListConversationsQuery,
   opts: { qMatchesContactName?: boolean } = {},
-): Promise<{ meta: Counts; rows: ConversationRow[]; extras: Map<string, ConversationExtras>; myTeams: Set<number> }> {
+): Promise<ListedPage> {
   await assertTeamOfAccount(deps, ctx, accountId, q.team_id);
   const f: ListFilter = { ...filterFrom(accountId, ctx, await visibleInboxIds(deps.pool, ctx, accountId), q), qMatchesContactName: opts.qMatchesContactName };
   const pattern = await useSearchHits(deps, f);
   const page = q.updated_within !== undefined ? null : (q.page ?? 1);
-  // Counts, page and the page's last messages in one query (one round trip instead of three).
+  // Counts, page, the page's last messages and the copies it names in one query (one round trip instead of five).
   const out = await listPageWithCounts(deps.pool, f, q.sort_by ?? 'last_activity_at_desc', page);
   if (pattern !== null && !f.qHits) deps.searchHits?.consider(accountId, pattern, out.meta.all_count);
   return out;

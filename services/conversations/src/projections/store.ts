@@ -45,6 +45,11 @@ export class Projections {
     return this.kit.readThroughKinds(this.pool, accountId, ids, { requestId: ctx.requestId });
   }
 
+  /** `many` when a statement of the caller's read the copies' rows already (the list's page): only the misses are read through. */
+  manyFrom(ctx: RequestContext, accountId: number, ids: { contact: Ids; agent: Ids; team: Ids; agent_bot: Ids }, rows: Array<{ kind: string; id: number; data: unknown }>) {
+    return this.kit.completeKinds(this.pool, accountId, ids, rows, { requestId: ctx.requestId });
+  }
+
   bots(ctx: RequestContext, accountId: number, ids: Ids): Promise<Map<number, AgentBot>> {
     return this.kit.readThrough(this.pool, 'agent_bot', accountId, ids, { requestId: ctx.requestId });
   }
