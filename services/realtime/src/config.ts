@@ -9,6 +9,12 @@ export const realtimeConfigSchema = baseConfigSchema.extend({
   REALTIME_FANOUT_BATCH_SIZE: z.coerce.number().int().min(1).max(1000).default(100),
   /** How long the first event of a batch waits for more (a bound on the latency it adds). */
   REALTIME_FANOUT_BATCH_WAIT_MS: z.coerce.number().int().min(0).max(1000).default(2),
+  /**
+   * Least time between two reads of the streams that bring entries: what arrives meanwhile goes
+   * out together, one write per socket (a lone event after a quiet window is not held; one that
+   * follows another waits at most this long).
+   */
+  REALTIME_FLUSH_MS: z.coerce.number().int().min(0).max(1000).default(20),
   /** ActionCable's server ping (the JS client counts a connection stale after two missed). */
   REALTIME_PING_INTERVAL_MS: z.coerce.number().int().min(100).max(60_000).default(3000),
   /** Largest client frame; a bigger one closes the socket (1009). */

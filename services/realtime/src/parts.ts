@@ -27,7 +27,7 @@ export function partsOf(deps: ServiceDeps<RealtimeConfig>): RealtimeParts {
     const { peers, projections } = peersAndProjections(deps);
     parts = {
       streamLog: new StreamLog({ redis, namespace: config.NAMESPACE, maxEvents: config.REALTIME_STREAM_MAX_EVENTS, retentionMs: config.REALTIME_RETENTION_MS }),
-      hub: new StreamHub(redis, log),
+      hub: new StreamHub(redis, log, config.REALTIME_FLUSH_MS),
       grants: new Grants({ peers, redis, namespace: config.NAMESPACE, ttlSeconds: config.REALTIME_TOKEN_CACHE_SECONDS, log }),
       presence: new Presence({ redis, namespace: config.NAMESPACE, seconds: config.REALTIME_PRESENCE_SECONDS, db: pool, projections }),
       metrics: new RealtimeMetrics(deps.metrics),

@@ -25,7 +25,8 @@ describe('/cable resume, revocation and restarts', () => {
   const adminParams = async () => ({ pubsub_token: await pubsubOf(acc.admin.token), account_id: acc.accountId, user_id: acc.admin.userId });
 
   beforeAll(async () => {
-    stack = await startStack({ service: { realtime: { REALTIME_PING_INTERVAL_MS: 300 } } });
+    // Reads a flush window apart (longer than the default): a burst's frames go out several to a write.
+    stack = await startStack({ service: { realtime: { REALTIME_PING_INTERVAL_MS: 300, REALTIME_FLUSH_MS: 50 } } });
     call = client(stack.gatewayUrl);
     acc = await seedAccount(stack);
     inbox = await createApiInbox(call, acc);
@@ -79,6 +80,36 @@ describe('/cable resume, revocation and restarts', () => {
     const ids = w.events().map((m) => m.id as string);
     expect([...ids].sort((a, b) => (BigInt(a.split('-')[0]!) - BigInt(b.split('-')[0]!) || BigInt(a.split('-')[1]!) - BigInt(b.split('-')[1]!)) > 0n ? 1 : -1)).toEqual(ids);
     expectNoDuplicates(w);
+  });
+
+  it('when a burst of events is coalesced into flush windows, then every subscriber gets each once, in stream order, and one that drops mid-burst resumes without a gap or a repeat', async () => {
+    const conv = await conversation();
+    const steady = [watch(consumer(), await adminParams()), watch(consumer(), { pubsub_token: conv.pubsub })];
+    const c = consumer();
+    const dropping = watch(c, await adminParams(), { resume: true });
+    await Promise.all([...steady, dropping].map((w) => w.waitForState('confirmed')));
+    const burst = (from: number) => Promise.all(Array.from({ length: 12 }, (_, i) => reply(conv.id, `burst ${from + i}`)));
+    const first = burst(0);
+    await dropping.waitFor((m) => m.event === 'message.created' && m.data.conversation_id === conv.id, 'the burst begins');
+    c.disconnect();
+    const ids = [...(await first), ...(await burst(12))];
+    c.connect();
+    for (const w of [...steady, dropping]) {
+      await waitFor(() => messagesOf(w, conv.id).length >= ids.length, { timeoutMs: 20_000, intervalMs: 20, what: `${ids.length} messages` });
+    }
+    await new Promise((r) => setTimeout(r, 300));
+    const order = (w: Watched) => messagesOf(w, conv.id).map((m) => m.data.id as number);
+    for (const w of [...steady, dropping]) {
+      expect([...order(w)].sort((a, b) => a - b)).toEqual([...ids].sort((a, b) => a - b));
+      expectNoDuplicates(w);
+      const logIds = w.events().map((m) => m.id as string);
+      expect(logIds).toEqual([...logIds].sort(byStreamId));
+      // The order of appends, the same for everyone (the contact's stream gets the same replies in it).
+      expect(order(w)).toEqual(order(steady[0]!));
+    }
+    // The resumed subscription and the steady one read the same stream: the same entries.
+    const seq = (w: Watched) => messagesOf(w, conv.id).map((m) => `${m.id}:${m.data.id}`);
+    expect(seq(dropping)).toEqual(seq(steady[0]!));
   });
 
   it('when a subscription names an id, then the replay starts right after it; an id the log never gave is resync.required, then live events', async () => {

@@ -13,6 +13,8 @@ interface Tail {
 }
 
 const BLOCK_MS = 200;
+/** Entries one read takes per stream: a read that fills it has a backlog behind it. */
+const READ_COUNT = 1000;
 
 /**
  * One reader per replica: a single blocking XREAD over every stream its subscriptions follow,
@@ -20,6 +22,13 @@ const BLOCK_MS = 200;
  * subscribers, and none is skipped across reconnects (a Redis outage just delays the next read).
  * A stream joins with the cursor at its newest entry; what came before is the subscription's own
  * replay (`Subscription`).
+ *
+ * Reads are at least `flushMs` apart once one brought entries: the entries appended meanwhile
+ * come in the next read together, and each socket gets them in one write (the cable server corks
+ * a read's frames). Under load that is one write per socket per window instead of one per event;
+ * a lone entry after a quiet window is read at once (the blocking read is already waiting), so
+ * only an entry that follows another within the window waits, at most `flushMs`. A read that
+ * fills its COUNT has a backlog behind it and is followed at once.
  */
 export class StreamHub {
   private readonly tails = new Map<string, Tail>();
@@ -27,7 +36,7 @@ export class StreamHub {
   private running: Promise<void> | null = null;
   private stopped = false;
 
-  constructor(private readonly redis: Redis, private readonly log: Logger) {}
+  constructor(private readonly redis: Redis, private readonly log: Logger, private readonly flushMs = 0) {}
 
   start(): void {
     if (this.running) return;
@@ -61,7 +70,12 @@ export class StreamHub {
   }
 
   private async loop(): Promise<void> {
+    /** When the last read that brought entries returned (0: the next read may go at once). */
+    let deliveredAt = 0;
     while (!this.stopped) {
+      const wait = deliveredAt + this.flushMs - Date.now();
+      if (wait > 0) await sleep(wait);
+      if (this.stopped) return;
       const keys = [...this.tails.keys()];
       if (keys.length === 0) {
         await sleep(BLOCK_MS);
@@ -70,13 +84,14 @@ export class StreamHub {
       let res: Array<[string, Array<[string, string[]]>]> | null;
       try {
         const ids = keys.map((k) => (this.tails.get(k) as Tail).cursor);
-        res = (await (this.reader as Redis).xread('COUNT', 1000, 'BLOCK', BLOCK_MS, 'STREAMS', ...keys, ...ids)) as typeof res;
+        res = (await (this.reader as Redis).xread('COUNT', READ_COUNT, 'BLOCK', BLOCK_MS, 'STREAMS', ...keys, ...ids)) as typeof res;
       } catch (err) {
         if (this.stopped) return;
         this.log.warn({ err: (err as Error).message }, 'stream read failed; retrying');
         await sleep(500);
         continue;
       }
+      deliveredAt = res && res.length > 0 && res.every(([, rows]) => rows.length < READ_COUNT) ? Date.now() : 0;
       for (const [stream, rows] of res ?? []) {
         const tail = this.tails.get(stream);
         if (!tail || rows.length === 0) continue;

@@ -1,0 +1,128 @@
+import { randomBytes } from 'node:crypto';
+import { createLogger, createRedis, type Redis } from '@parley/shared';
+import { infra, waitFor } from '@parley/testkit';
+import { StreamHub, type StreamListener } from '../src/streams/hub';
+import { compareIds, type StreamEntry } from '../src/streams/log';
+
+/** What a listener got: each push (one read of the hub) with when it came. */
+class Recorder implements StreamListener {
+  readonly pushes: Array<{ at: number; ids: string[] }> = [];
+  push(_stream: string, entries: StreamEntry[]): void {
+    this.pushes.push({ at: Date.now(), ids: entries.map((e) => e.id) });
+  }
+  get ids(): string[] {
+    return this.pushes.flatMap((p) => p.ids);
+  }
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/**
+ * The hub's reads against a real Redis, with REALTIME_FLUSH_MS coalescing: entries appended within
+ * a window come in one read (one write per socket), none lost, duplicated or out of order; a lone
+ * entry is not held, and a backlog is read without waiting.
+ */
+describe('StreamHub (one reader per replica, reads coalesced per flush window)', () => {
+  let redis: Redis;
+  const ns = `t${randomBytes(4).toString('hex')}.`;
+  const log = createLogger('realtime-test', 'silent');
+  const hubs: StreamHub[] = [];
+  const hubOf = (flushMs: number) => {
+    const hub = new StreamHub(redis, log, flushMs);
+    hubs.push(hub);
+    return hub;
+  };
+  const entry = (n: number) => JSON.stringify({ kind: 'event', event: 'message.created', data: { n } });
+  const all = async (stream: string) => ((await redis.xrange(stream, '-', '+')) as Array<[string, string[]]>).map(([id]) => id);
+
+  beforeAll(async () => {
+    redis = createRedis(infra().redisUrl);
+    if (redis.status !== 'ready') await new Promise((resolve) => redis.once('ready', resolve));
+  });
+  afterAll(async () => {
+    await Promise.all(hubs.map((h) => h.stop()));
+    const keys = await redis.keys(`${ns}*`);
+    if (keys.length) await redis.del(...keys);
+    redis.disconnect();
+  });
+
+  it('when entries come in a burst, then each read is a flush window apart and carries several, and every listener gets every entry once, in stream order', async () => {
+    const flushMs = 100;
+    const hub = hubOf(flushMs);
+    const stream = `${ns}rt:account:1`;
+    const a = new Recorder();
+    const b = new Recorder();
+    hub.add(stream, a, '0-0');
+    hub.add(stream, b, '0-0');
+    hub.start();
+    // 30 rounds of 5 entries, a round every 10 ms or so: ten times the hub's rate of reads.
+    const rounds = 30;
+    for (let r = 0; r < rounds; r++) {
+      const p = redis.pipeline();
+      for (let k = 0; k < 5; k++) p.xadd(stream, '*', 'e', entry(r * 5 + k));
+      await p.exec();
+      await sleep(10);
+    }
+    const written = await all(stream);
+    expect(written).toHaveLength(rounds * 5);
+    await waitFor(() => a.ids.length >= written.length && b.ids.length >= written.length, { timeoutMs: 10_000, intervalMs: 10, what: 'every entry read' });
+    await sleep(2 * flushMs);
+
+    for (const r of [a, b]) {
+      // None lost, none twice, in the stream's order (ids increasing across reads too).
+      expect(r.ids).toEqual(written);
+      for (let i = 1; i < r.ids.length; i++) expect(compareIds(r.ids[i]!, r.ids[i - 1]!)).toBe(1);
+    }
+    // Both listeners got the same reads.
+    expect(b.pushes.map((p) => p.ids)).toEqual(a.pushes.map((p) => p.ids));
+    // Coalesced: reads at least a window apart (a timer may fire a millisecond early), so fewer reads than rounds.
+    for (let i = 1; i < a.pushes.length; i++) expect(a.pushes[i]!.at - a.pushes[i - 1]!.at).toBeGreaterThanOrEqual(flushMs - 2);
+    expect(a.pushes.length).toBeLessThan(rounds);
+    expect(Math.max(...a.pushes.map((p) => p.ids.length))).toBeGreaterThan(5);
+  });
+
+  it('when an entry comes after a quiet window, then it is read at once; one that follows it within the window waits for the window, and no longer', async () => {
+    const flushMs = 1000;
+    const hub = hubOf(flushMs);
+    const stream = `${ns}rt:account:2`;
+    const r = new Recorder();
+    hub.add(stream, r, '0-0');
+    hub.start();
+    await redis.xadd(stream, '*', 'e', entry(0));
+    await waitFor(() => r.pushes.length === 1, { timeoutMs: 5000, intervalMs: 5, what: 'the first entry' });
+    await sleep(flushMs + 100);
+
+    const lone = Date.now();
+    const loneId = await redis.xadd(stream, '*', 'e', entry(1));
+    await waitFor(() => r.pushes.length === 2, { timeoutMs: 5000, intervalMs: 5, what: 'the lone entry' });
+    // Not held for the window (generous: the machine is shared).
+    expect(r.pushes[1]!.at - lone).toBeLessThan(flushMs / 2);
+    expect(r.pushes[1]!.ids).toEqual([loneId]);
+
+    const nextId = await redis.xadd(stream, '*', 'e', entry(2));
+    await waitFor(() => r.pushes.length === 3, { timeoutMs: 5000, intervalMs: 5, what: 'the entry after it' });
+    const waited = r.pushes[2]!.at - r.pushes[1]!.at;
+    expect(waited).toBeGreaterThanOrEqual(flushMs - 2);
+    expect(waited).toBeLessThan(flushMs + 500);
+    expect(r.pushes[2]!.ids).toEqual([nextId]);
+  });
+
+  it('when a read brings as many entries as it may (a backlog), then the next read follows without waiting for the window', async () => {
+    const flushMs = 2000;
+    const hub = hubOf(flushMs);
+    const stream = `${ns}rt:account:3`;
+    const p = redis.pipeline();
+    for (let n = 0; n < 2500; n++) p.xadd(stream, '*', 'e', entry(n));
+    await p.exec();
+    const written = await all(stream);
+    const r = new Recorder();
+    hub.add(stream, r, '0-0');
+    const t = Date.now();
+    hub.start();
+    await waitFor(() => r.ids.length >= written.length, { timeoutMs: 10_000, intervalMs: 5, what: 'the backlog' });
+    // Three reads (1000, 1000, 500) without a window between them.
+    expect(r.pushes.map((x) => x.ids.length)).toEqual([1000, 1000, 500]);
+    expect(Date.now() - t).toBeLessThan(flushMs);
+    expect(r.ids).toEqual(written);
+  });
+});
