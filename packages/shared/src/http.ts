@@ -167,6 +167,11 @@ export function jsonBody(limit = '1mb'): RequestHandler {
   const json = express.json({ limit, type: ['application/json', 'application/*+json'] });
   const form = express.text({ limit, type: 'application/x-www-form-urlencoded' });
   return (req, res, next) => {
+    // No body at all (a GET, most DELETEs): what the parsers conclude too, without running them.
+    if (req.headers['transfer-encoding'] === undefined && req.headers['content-length'] === undefined) {
+      req.body ??= {};
+      return next();
+    }
     json(req, res, (err?: unknown) => {
       if (err) return next(err);
       if (req.body !== undefined || !hasBody(req) || req.is('multipart/form-data')) {

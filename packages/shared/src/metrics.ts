@@ -153,13 +153,15 @@ export function installRouteTemplateHook(): void {
   routeHookInstalled = true;
   try {
     // eslint-disable-next-line @typescript-eslint/no-require-imports
-    const Route = require(require.resolve('router/lib/route', { paths: [require.resolve('express')] })) as { prototype: { dispatch: (this: unknown, req: RoutedRequest, ...rest: unknown[]) => unknown } };
+    type Dispatch = (this: unknown, req: RoutedRequest, res: unknown, done: unknown) => unknown;
+    const Route = require(require.resolve('router/lib/route', { paths: [require.resolve('express')] })) as { prototype: { dispatch: Dispatch } };
     const dispatch = Route.prototype.dispatch;
     if (typeof dispatch !== 'function') return;
-    Route.prototype.dispatch = function (this: unknown, req: RoutedRequest, ...rest: unknown[]) {
+    // router's own signature, (req, res, done): no rest array per dispatch.
+    Route.prototype.dispatch = function (this: unknown, req: RoutedRequest, res: unknown, done: unknown) {
       req[ROUTE_BASE] = req.baseUrl;
       req[ROUTE_PARAMS] = req.params as Record<string, string>;
-      return dispatch.call(this, req, ...rest);
+      return dispatch.call(this, req, res, done);
     };
   } catch {
     // Another router: route labels fall back to the matched route's own path.
