@@ -2,23 +2,27 @@
 /* Self and inclusive time per function of a V8 .cpuprofile (node --cpu-prof), for profiling a stack
  * under the benchmark's load (docs/benchmarks.md, "Profiling"):
  *
- *   node scripts/bench/profile-summary.js <file.cpuprofile> [--top 40] [--busiest 5] [--by function|file]
+ *   node scripts/bench/profile-summary.js <file.cpuprofile> [--top 40] [--skip 10] [--busiest 5]
+ *                                         [--by function|file] [--tree <frame> [--depth 4] [--min 0.5]]
  *
- * --busiest S keeps only the S seconds with the fewest idle samples (the load, not the start-up or the
- * data set's generation). Times are ms and % of the non-idle samples of the window; a function is counted
- * once per sample in the inclusive column however often it recurs on the stack. --by file adds up
- * everything of one file (node_modules packages by name). */
+ * --skip S leaves out the first S seconds (the start-up); --busiest S keeps the S seconds with the fewest
+ * idle samples after that (the load, not the data set's generation). Times are ms and % of the non-idle
+ * samples of the window; a function is counted once per sample in the inclusive column however often it
+ * recurs on the stack. --by file adds up everything of one file (node_modules packages by name).
+ * --tree prints the callees below the outermost frame whose name contains <frame>, merged by name, to
+ * --depth levels, those of at least --min %. */
 const fs = require('node:fs');
 const path = require('node:path');
 
 function parseArgs(argv) {
-  const o = { file: null, top: 40, busiest: 0, by: 'function', tree: null, depth: 4, min: 0.5 };
+  const o = { file: null, top: 40, busiest: 0, by: 'function', tree: null, depth: 4, min: 0.5, skip: 0 };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     if (a === '--top') o.top = Number(argv[++i]);
     else if (a === '--busiest') o.busiest = Number(argv[++i]);
     else if (a === '--by') o.by = argv[++i];
     else if (a === '--tree') o.tree = argv[++i];
+    else if (a === '--skip') o.skip = Number(argv[++i]);
     else if (a === '--depth') o.depth = Number(argv[++i]);
     else if (a === '--min') o.min = Number(argv[++i]);
     else o.file = a;
@@ -67,13 +71,14 @@ function summarize(profile, o) {
   const dur = (i) => Math.max(0, deltas[i + 1] ?? 0);
   const isIdle = (id) => nodes.get(id).callFrame.functionName === '(idle)';
   let lo = 0;
+  while (lo < samples.length && times[lo] < o.skip * 1e6) lo++;
   let hi = samples.length;
   if (o.busiest > 0) {
     const w = o.busiest * 1e6;
     let best = -1;
     let busy = 0;
-    let j = 0;
-    for (let i = 0; i < samples.length; i++) {
+    let j = lo;
+    for (let i = lo; i < samples.length; i++) {
       if (!isIdle(samples[i])) busy += dur(i);
       while (times[i] - times[j] > w) {
         if (!isIdle(samples[j])) busy -= dur(j);

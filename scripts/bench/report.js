@@ -233,6 +233,13 @@ runs reuse them.
   and the same with \`q\`, straight on Postgres with node pg and as many connections as the load; a
   RabbitMQ publish (persistent, confirms per 200) and consume (prefetch 100, ack) of an envelope-sized
   message.
+- **Profiling**: \`SERVICE_NODE_ARGS='--cpu-prof --cpu-prof-dir=/tmp/prof'\` reaches every service of the
+  benchmark's stack (scripts/start.js passes it on; each writes its profile when the stack stops), e.g.
+  with \`BENCH_ONLY='^labels$' pnpm bench --small-only\`. \`node scripts/bench/profile-summary.js <file>
+  --skip 10 --busiest 5\` prints self and inclusive time per function (\`--by file\` per file or package,
+  \`--tree <frame>\` the callees below a frame) over the busiest seconds after the start-up. The profiler
+  counts wall time between samples: on a loaded machine a socket write (\`writev\`, \`writeUtf8String\`)
+  also holds the time the process waited for a core after it, so read those against /proc's system time.
 
 ## Targets (issues 12 and 16)
 
