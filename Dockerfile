@@ -15,6 +15,8 @@ RUN rm -rf node_modules packages/*/node_modules services/*/node_modules tests/no
 
 FROM node:20-bookworm-slim AS runtime
 ENV NODE_ENV=production
+# V8's young generation capped at 8 MB a semi-space (it grows to 16 under load): docs/deploy.md
+ENV NODE_OPTIONS=--max-semi-space-size=8
 WORKDIR /app
 COPY --from=build --chown=node:node /app /app
 USER node

@@ -1,4 +1,5 @@
 import type { AddressInfo } from 'node:net';
+import { setFlagsFromString } from 'node:v8';
 import type { Server } from 'node:http';
 import type { Express } from 'express';
 import type { Pool } from 'pg';
@@ -166,6 +167,8 @@ export function closeServer(server: Server, timeoutMs: number): Promise<void> {
  */
 export async function bootService<C extends BaseConfig>(def: ServiceDefinition<C>, config: C, opts: { port: number; host?: string; log?: Logger; migrate?: boolean }): Promise<RunningService<C>> {
   const log = opts.log ?? createLogger(def.name, config.LOG_LEVEL);
+  // Read by V8 at every full GC's limit computation, so it takes effect when set at start-up.
+  if (config.HEAP_GROWING_PERCENT > 0) setFlagsFromString(`--heap-growing-percent=${config.HEAP_GROWING_PERCENT}`);
   if (opts.migrate ?? config.MIGRATE_ON_START) {
     await migrateService({ adminUrl: config.DATABASE_URL, service: def.name, rolePassword: config.DB_ROLE_PASSWORD, migrationsDir: def.migrationsDir, log });
   }
