@@ -321,7 +321,10 @@ other engineers' test runs included): only the former is in the sums.
   subscribers of one account while \`message.created\` events enter the conversations outbox (copies of a real
   message's event) at \`BENCH_CABLE_RATE\` (200/s), timed from just before each INSERT that commits one to each
   socket's frame (target p99 ≤ 100 ms); and the same through the message API, timed from the message's
-  \`updated_at\` (its transaction's start). Last run 2026-11-24 11:50-12:05 UTC, a \`pnpm start\` stack
+  \`updated_at\` (its transaction's start). \`BENCH_CABLE_ONLY=log\` appends copies of a real entry straight to
+  the account's stream instead (the delivery alone, paced, no consumer in between); \`CABLE_URL\` may list
+  several replicas (\`BENCH_CABLE_SUBSCRIBERS\` on each). Every run checks that each socket got every event
+  once, in the same order. Last run 2026-11-24 11:50-12:05 UTC, a \`pnpm start\` stack
   (\`PORT_OFFSET=1400\`) on the shared 2-core machine while other engineers' test suites ran (load average
   13-19), the load generator on the same cores:
   - 10,000 idle subscribed sockets: confirmed in 19.8 s; realtime RSS 92 MB before, 196 MB with them (about
@@ -348,6 +351,25 @@ other engineers' test runs included): only the former is in the sums.
     are about a core, and every \`message.created\` costs the other consumers ~10 CPU ms more (Postgres 2.8,
     reports 2.4, automation 1.6, RabbitMQ 1.1, conversations 1.0, contacts 0.8; the bench's own sockets 3.6):
     the target needs more than this machine's two cores with the client on them.
+  - Coalesced reads (\`REALTIME_FLUSH_MS\`, 20 ms: reads that bring entries at least that far apart, so a
+    socket gets one write per window), 2026-11-24 17:25-17:57 UTC, load average 7-15 (other engineers' test
+    runs): two replicas beside a \`PORT_OFFSET=2100\` stack, serving sockets only (no broker; the stack's
+    realtime appends), one at 0 (reads as before) and one at 20, run alternately with \`BENCH_CABLE_ONLY=log\`
+    at 100 entries/s for 6-10 s to 1,000 subscribers, writes counted from the replica's \`/proc/<pid>/io\`
+    (\`syscw\`). In every run every socket got every frame once, in order. The CPU per event follows the
+    writes per frame, and those follow how far the replica is behind: when it kept up (p50 44-134 ms), 0 ms: 0.38-0.66
+    writes a frame, 5.0-6.9 CPU ms per event (median 5.4); 20 ms: 0.19-0.27 writes a frame, 4.2-5.0 ms
+    (median 4.8, about 12% less). When the machine left it behind (p50 0.3-6 s), a read brings a backlog
+    either way: 0.03-0.21 writes a frame and 2.9-3.6 ms per event for both. Over all runs CPU per event is
+    about 2.5-3 ms plus 6 µs per write: what is left is per-frame JavaScript (the subscription's check, the
+    frame's copy, \`ws\` framing, ~3 µs a frame). At 200 events/s the window makes about 4 frames a write
+    (~4 ms per event, 0.8 of a core) where reads as soon as possible approach one write a frame (~8 ms per
+    event, more than the core realtime gets here) until a backlog batches them, at the price of seconds of
+    latency. No run at 200/s: the machine never got near quiet (load average under 3).
+  - The load generator's client, the same way (old and new alternately against the 20 ms replica, 100/s):
+    2.9-4.1 CPU ms per event before (a string per frame, an array per arrival, all arrivals filtered again
+    every 500 ms while waiting), 1.3-2.8 after (the id's digits and the arrival time in typed arrays, each
+    message's \`updated_at\` parsed once); at the same writes a frame (0.023-0.029) 2.9 -> 1.3-1.4.
   - These latencies are the machine's queueing, not the channel's: re-run with a free core for realtime and
     the load generator elsewhere (\`CABLE_URL\`, \`BENCH_DATABASE_URL\`, \`BENCH_CABLE_ONLY=idle,outbox,api\`).
 - Query plans of the conversation list and \`q\` search on 100k conversations are in the conversations
