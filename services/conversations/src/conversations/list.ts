@@ -279,9 +279,9 @@ export async function listPageWithCounts(db: Executor, f: ListFilter, sortBy: So
     if (r.k_copies) for (const [kind, id, data] of r.k_copies) copies.push({ kind, id, data });
     // An empty page is one row of counts with no conversation.
     if (r.id === null) continue;
-    const { k_mine: _m, k_unassigned: _u, k_all: _a, k_my_teams: _t, k_copies: _c, x_last_sender_type: _s1, x_last_sender_id: _i1, x_non_activity_sender_type: _s2, x_non_activity_sender_id: _i2, x_n: _n, x_last_message, x_last_non_activity, x_unread, ...row } = r;
-    out.push(row as ConversationRow);
-    extras.set(row.id, extrasOf({ x_last_message, x_last_non_activity, x_unread }));
+    // The row is presented as it is (its other columns, k_* and x_*, are never read): not copied without them.
+    out.push(r);
+    extras.set(r.id, extrasOf(r));
   }
   return { meta, rows: out, extras, myTeams, copies };
 }

@@ -123,9 +123,15 @@ export interface JsonMessage extends Omit<MessageRow, 'id' | 'conversation_id' |
   updated_at: string;
 }
 
+/** The message a row's JSON column holds, as a `MessageRow` (the parsed object is the caller's own, so it is converted in place, not copied). */
 function fromJson(m: JsonMessage | null): MessageRow | null {
   if (!m) return null;
-  return { ...m, id: String(m.id), conversation_id: String(m.conversation_id), created_at: new Date(m.created_at), updated_at: new Date(m.updated_at) };
+  const row = m as unknown as MessageRow;
+  row.id = String(m.id);
+  row.conversation_id = String(m.conversation_id);
+  row.created_at = new Date(m.created_at);
+  row.updated_at = new Date(m.updated_at);
+  return row;
 }
 
 /**
