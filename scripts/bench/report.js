@@ -304,7 +304,11 @@ ${ratios(r).map((x) => `| ${x.what} | ${x.ceiling} | ${fmt(x.cpu)}× | ${fmt(x.r
 
 ### Memory after the run (target ≤ 150 MB each)
 
-${Object.entries(r.rss ?? {}).map(([k, rows]) => `- ${k}: ${rows.map((x) => `${x.service} ${x.rssMb} MB`).join(', ')}`).join('\n') || 'not read'}
+${Object.entries(r.rss ?? {}).map(([k, rows]) => `- ${k}: ${rows.map((x) => `${x.service} ${x.rssMb} MB${x.peakMb ? ` (peak ${x.peakMb})` : ''}`).join(', ')}`).join('\n') || 'not read'}
+
+Resident memory once the last scenario ended, and in brackets the process's peak over the whole run
+(VmHWM, what a container's memory limit must allow). The services run with V8's young generation
+capped at 8 MB a semi-space and \`HEAP_GROWING_PERCENT\` 50 (docs/deploy.md).
 
 ### Idle CPU of the stack (ms per second; subtracted from every measurement)
 

@@ -457,8 +457,10 @@ function rssOfServices(parentPid) {
       const m = new RegExp(`${root.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}/services/([a-z]+)/dist/main\\.js`).exec(cmd);
       if (!m) continue;
       if (Number(fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ')[1]) !== parentPid) continue;
-      const kb = Number(/VmRSS:\s+(\d+)/.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'))[1]);
-      rows.push({ service: m[1], rssMb: Math.round(kb / 1024) });
+      const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
+      const mb = (key) => Math.round(Number(new RegExp(`${key}:\\s+(\\d+)`).exec(status)[1]) / 1024);
+      // VmHWM: the peak over the process's life (what a memory limit must allow).
+      rows.push({ service: m[1], rssMb: mb('VmRSS'), peakMb: mb('VmHWM') });
     } catch {
       /* gone */
     }
@@ -533,7 +535,7 @@ async function phase(label, databaseUrl, sizes, result, measure) {
     await measure(ctx, d);
     await drain(60_000);
     result.rss[label] = rssOfServices(stack.child.pid);
-    log(`[bench] ${label}: RSS after the run: ${result.rss[label].map((x) => `${x.service} ${x.rssMb} MB`).join(', ')}`);
+    log(`[bench] ${label}: RSS after the run (peak): ${result.rss[label].map((x) => `${x.service} ${x.rssMb} MB (${x.peakMb})`).join(', ')}`);
   } finally {
     await close();
     await db.end().catch(() => undefined);
