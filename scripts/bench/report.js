@@ -370,6 +370,14 @@ other engineers' test runs included): only the former is in the sums.
     (~4 ms per event, 0.8 of a core) where reads as soon as possible approach one write a frame (~8 ms per
     event, more than the core realtime gets here) until a backlog batches them, at the price of seconds of
     latency. No run at 200/s: the machine never got near quiet (load average under 3).
+  - Where a 20 ms replica's time goes now (\`--cpu-prof\`, 18:00 UTC, \`log\` at 100/s for 15 s, 1,000 subscribers,
+    p50 32 ms, 5.7 CPU ms per event; the profiler's wall time inflates system calls on a loaded machine):
+    \`writev\` 49% (one per socket per read, each carrying a read's frames as two buffers a frame: \`ws\`'s
+    header and the frame), garbage collection 22%, buffer allocation 10% (\`Buffer.concat\` of identifier,
+    entry and brace for each frame, and \`ws\`'s header), the subscriptions' checks, \`ws\` and the stream
+    plumbing the rest (~15%). The next lever is the allocation: one buffer per socket per read holding its
+    frames (framed by the channel, not one \`ws.send\` each) would drop the per-frame buffers, headers and
+    write requests.
   - The load generator's client, the same way (old and new alternately against the 20 ms replica, 100/s):
     2.9-4.1 CPU ms per event before (a string per frame, an array per arrival, all arrivals filtered again
     every 500 ms while waiting), 1.3-2.8 after (the id's digits and the arrival time in typed arrays, each
