@@ -375,9 +375,11 @@ other engineers' test runs included): only the former is in the sums.
     \`writev\` 49% (one per socket per read, each carrying a read's frames as two buffers a frame: \`ws\`'s
     header and the frame), garbage collection 22%, buffer allocation 10% (\`Buffer.concat\` of identifier,
     entry and brace for each frame, and \`ws\`'s header), the subscriptions' checks, \`ws\` and the stream
-    plumbing the rest (~15%). The next lever is the allocation: one buffer per socket per read holding its
-    frames (framed by the channel, not one \`ws.send\` each) would drop the per-frame buffers, headers and
-    write requests.
+    plumbing the rest (~15%). Then (18:06-18:08 UTC, load average 6-9) each socket's frames of a read framed
+    by the channel into one buffer and one write, no \`ws.send\`, buffer, header or write request a frame:
+    alternately against the replica before it, both at 20 ms, 100/s for 8 s: before 3.7-4.9 CPU ms per event
+    (0.10-0.23 writes a frame, p50 79-288 ms), after 3.3-4.5 (0.22-0.37 writes a frame: it kept up better,
+    p50 40-96 ms); at the same 0.22-0.23 writes a frame 4.7-4.9 -> 3.3, about 1 ms (1 µs a frame) less.
   - The load generator's client, the same way (old and new alternately against the 20 ms replica, 100/s):
     2.9-4.1 CPU ms per event before (a string per frame, an array per arrival, all arrivals filtered again
     every 500 ms while waiting), 1.3-2.8 after (the id's digits and the arrival time in typed arrays, each

@@ -21,10 +21,34 @@ export interface CableDeps {
   metrics: RealtimeMetrics;
 }
 
-/** A data frame's end, after its `message`. */
-const FRAME_END = Buffer.from('}');
+/** A data frame's end, after its `message` (`}`). */
+const FRAME_END = 0x7d;
 /** Frames are text (JSON), bytes included. */
 const TEXT = { binary: false } as const;
+
+/** Bytes of the header of a WebSocket frame of `length` payload bytes sent by a server (unmasked). */
+export const headerLength = (length: number): number => (length < 126 ? 2 : length < 65536 ? 4 : 10);
+
+/**
+ * Writes at `o` the header of a final, unmasked text frame of `length` payload bytes (RFC 6455
+ * 5.2, byte for byte what `ws` sends); answers the offset after it.
+ */
+export function writeTextHeader(out: Buffer, o: number, length: number): number {
+  out[o] = 0x81;
+  if (length < 126) {
+    out[o + 1] = length;
+    return o + 2;
+  }
+  if (length < 65536) {
+    out[o + 1] = 126;
+    out.writeUInt16BE(length, o + 2);
+    return o + 4;
+  }
+  out[o + 1] = 127;
+  out.writeUInt32BE(Math.floor(length / 2 ** 32), o + 2);
+  out.writeUInt32BE(length >>> 0, o + 6);
+  return o + 10;
+}
 
 /** One socket: its subscriptions by identifier, and its frame budget. */
 class Connection {
@@ -34,14 +58,16 @@ class Connection {
   frames = 0;
   windowStart = Date.now();
   closed = false;
-  /** Its socket holds this tick's frames back, to write them in one go. */
-  corked = false;
+  /** Event frames of this tick not written yet, as pairs: the subscription's head, the entry's message. */
+  queued: Buffer[] = [];
+  /** Their bytes once framed. */
+  queuedBytes = 0;
   constructor(readonly ws: WebSocket) {}
 }
 
 /** The TCP socket under a `ws` WebSocket (not in its typings). */
-type Corkable = { cork(): void; uncork(): void };
-const socketOf = (ws: WebSocket): Corkable | undefined => (ws as unknown as { _socket?: Corkable })._socket;
+type RawSocket = { write(data: Buffer): boolean };
+const socketOf = (ws: WebSocket): RawSocket | undefined => (ws as unknown as { _socket?: RawSocket })._socket;
 
 /**
  * The `/cable` endpoint: Rails ActionCable's v1 JSON protocol over `ws`, with `RoomChannel` as
@@ -53,8 +79,8 @@ export class CableServer {
   private readonly wss: WebSocketServer;
   private readonly connections = new Set<Connection>();
   private readonly pinger: NodeJS.Timeout;
-  /** Connections corked this tick, and the frames delivered: settled once the tick's entries are all sent. */
-  private readonly corked: Connection[] = [];
+  /** Connections with event frames queued this tick, and the frames delivered: settled once the tick's entries are all sent. */
+  private readonly flushing: Connection[] = [];
   private delivered = 0;
   private settling = false;
 
@@ -206,7 +232,7 @@ export class CableServer {
       event: (_id, e) => {
         // The entry's `message` is serialised once for every subscriber of every connection.
         e.message ??= Buffer.from(JSON.stringify({ event: e.body.event, data: e.body.data, id: e.id }));
-        this.sendEvent(conn, Buffer.concat([head, e.message, FRAME_END]));
+        this.sendEvent(conn, head, e.message);
       },
       ended: (id) => {
         conn.subs.get(id)?.close(hub);
@@ -237,45 +263,68 @@ export class CableServer {
   }
 
   /**
-   * An event's data frame. The entries a read brings reach every subscriber in one synchronous
-   * pass; each socket is corked for it, so all of its frames leave in one write at the end of the
-   * tick instead of a system call each.
+   * An event's data frame: the subscription's encoded head, the entry's message and a brace. The
+   * entries a read brings reach every subscriber in one synchronous pass; each connection queues
+   * its frames, and at the end of the tick they are framed into one buffer and leave in one write
+   * (one system call, no buffer, header or write request per frame).
    */
-  private sendEvent(conn: Connection, frame: Buffer): void {
-    if (!conn.corked && !conn.closed) {
-      const socket = socketOf(conn.ws);
-      if (socket) {
-        socket.cork();
-        conn.corked = true;
-        this.corked.push(conn);
-      }
-    }
+  private sendEvent(conn: Connection, head: Buffer, message: Buffer): void {
+    if (conn.closed) return;
+    if (conn.queued.length === 0) this.flushing.push(conn);
+    const length = head.length + message.length + 1;
+    conn.queued.push(head, message);
+    conn.queuedBytes += headerLength(length) + length;
     this.delivered++;
     if (!this.settling) {
       this.settling = true;
       process.nextTick(() => this.settle());
     }
-    this.send(conn, frame);
   }
 
   private settle(): void {
     this.settling = false;
-    for (const conn of this.corked.splice(0)) {
-      conn.corked = false;
-      socketOf(conn.ws)?.uncork();
-    }
+    for (const conn of this.flushing.splice(0)) this.flush(conn);
     this.deps.metrics.delivered.inc(this.delivered);
     this.delivered = 0;
   }
 
-  /** A text frame (JSON, as a string or its UTF-8 bytes). */
-  private send(conn: Connection, frame: string | Buffer): void {
-    if (conn.closed || conn.ws.readyState !== conn.ws.OPEN) return;
+  /** Writes the connection's queued event frames (before any other frame, so the order is the calls'). */
+  private flush(conn: Connection): void {
+    if (conn.queued.length === 0) return;
+    const queued = conn.queued;
+    const size = conn.queuedBytes;
+    conn.queued = [];
+    conn.queuedBytes = 0;
+    const socket = socketOf(conn.ws);
+    if (!socket || !this.writable(conn)) return;
+    const out = Buffer.allocUnsafe(size);
+    let o = 0;
+    for (let i = 0; i < queued.length; i += 2) {
+      const head = queued[i] as Buffer;
+      const message = queued[i + 1] as Buffer;
+      o = writeTextHeader(out, o, head.length + message.length + 1);
+      o += head.copy(out, o);
+      o += message.copy(out, o);
+      out[o++] = FRAME_END;
+    }
+    socket.write(out);
+  }
+
+  /** Whether frames may go to the connection; a client that does not read is dropped. */
+  private writable(conn: Connection): boolean {
+    if (conn.closed || conn.ws.readyState !== conn.ws.OPEN) return false;
     if (conn.ws.bufferedAmount > this.deps.config.REALTIME_MAX_BUFFERED_BYTES) {
       // A client that does not read: drop it rather than hold its backlog; it resumes on reconnect.
       conn.ws.terminate();
-      return;
+      return false;
     }
+    return true;
+  }
+
+  /** A text frame (JSON, as a string or its UTF-8 bytes). */
+  private send(conn: Connection, frame: string | Buffer): void {
+    this.flush(conn);
+    if (!this.writable(conn)) return;
     conn.ws.send(frame, TEXT);
   }
 

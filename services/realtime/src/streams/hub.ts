@@ -24,8 +24,8 @@ const READ_COUNT = 1000;
  * replay (`Subscription`).
  *
  * Reads are at least `flushMs` apart once one brought entries: the entries appended meanwhile
- * come in the next read together, and each socket gets them in one write (the cable server corks
- * a read's frames). Under load that is one write per socket per window instead of one per event;
+ * come in the next read together, and each socket gets them in one write (the cable server writes
+ * a read's frames to a socket in one buffer). Under load that is one write per socket per window instead of one per event;
  * a lone entry after a quiet window is read at once (the blocking read is already waiting), so
  * only an entry that follows another within the window waits, at most `flushMs`. A read that
  * fills its COUNT has a backlog behind it and is followed at once.
