@@ -216,10 +216,11 @@ export function conversationData(c: ConversationRow, extras: ConversationExtras 
   const unread = extras?.unread_count ?? 0;
   const last = extras?.last_message ?? null;
   const lastNonActivity = extras?.last_non_activity_message ?? null;
+  const lastData = last ? messageData(last, c, refs, unread) : null;
   return {
     meta,
     id: c.display_id,
-    messages: last ? [messageData(last, c, refs, unread)] : [],
+    messages: lastData ? [lastData] : [],
     account_id: c.account_id,
     uuid: c.uuid,
     additional_attributes: c.additional_attributes,
@@ -239,7 +240,8 @@ export function conversationData(c: ConversationRow, extras: ConversationExtras 
     timestamp: unixSeconds(c.created_at),
     first_reply_created_at: unixSeconds(c.first_reply_created_at),
     unread_count: unread,
-    last_non_activity_message: lastNonActivity ? messageData(lastNonActivity, c, refs, unread) : null,
+    // Usually the last message itself (extrasOf): its object is presented once, sent in both places.
+    last_non_activity_message: lastNonActivity === null ? null : lastNonActivity === last ? lastData : messageData(lastNonActivity, c, refs, unread),
     last_activity_at: unixSeconds(c.last_activity_at),
     priority: priorityName(c.priority),
     waiting_since: unixSeconds(c.waiting_since),
