@@ -369,7 +369,7 @@ other engineers' test runs included): only the former is in the sums.
     frame's copy, \`ws\` framing, ~3 µs a frame). At 200 events/s the window makes about 4 frames a write
     (~4 ms per event, 0.8 of a core) where reads as soon as possible approach one write a frame (~8 ms per
     event, more than the core realtime gets here) until a backlog batches them, at the price of seconds of
-    latency. No run at 200/s: the machine never got near quiet (load average under 3).
+    latency.
   - Where a 20 ms replica's time goes now (\`--cpu-prof\`, 18:00 UTC, \`log\` at 100/s for 15 s, 1,000 subscribers,
     p50 32 ms, 5.7 CPU ms per event; the profiler's wall time inflates system calls on a loaded machine):
     \`writev\` 49% (one per socket per read, each carrying a read's frames as two buffers a frame: \`ws\`'s
@@ -383,6 +383,17 @@ other engineers' test runs included): only the former is in the sums.
     Profiled again (18:09 UTC, 15 s at 100/s, 2.9 ms per event, 0.16 writes a frame): the one write a socket
     48%, garbage collection 17%, allocating each socket's buffer 10% (past 4 KB, so not from Node's pool),
     the subscriptions' id comparisons 4%, the framing's copies 3%.
+  - At 200 events/s in a quiet moment (18:24 UTC, load average 1.0 before the first run, 3-4 during: the
+    machine's own load was this benchmark), main with both changes, 1,000 subscribers, every one of the
+    2,000,000 frames of each run once and in order on every socket: through the outbox (the stack's realtime,
+    fan-out included) p50 571 ms, p99 2.03 s after the commit (27-40 s before), realtime 2.35 CPU ms per
+    event with the fan-out, the client 1.62, Postgres 1.58, RabbitMQ 1.53; the delivery alone (\`log\`): p50
+    39 ms, p99 144 ms, 3.08 ms per event, 0.19 writes a frame; the same against the replica with reads as
+    soon as possible and a \`ws.send\` a frame, right after: p50 29 ms, p99 277 ms, 4.41 ms per event, 0.34
+    writes a frame. Target p99 ≤ 100 ms: not met, the delivery 1.4x over with the load generator on the
+    same two cores, and the fan-out's queueing on top through the outbox. A second round a minute later
+    (load average 3-8, other engineers back) fell behind in both (p50 0.3-4 s; the replica 2.9 and 1.4 ms
+    per event at 0.06 and 0.02 writes a frame).
   - The load generator's client, the same way (old and new alternately against the 20 ms replica, 100/s):
     2.9-4.1 CPU ms per event before (a string per frame, an array per arrival, all arrivals filtered again
     every 500 ms while waiting), 1.3-2.8 after (the id's digits and the arrival time in typed arrays, each
