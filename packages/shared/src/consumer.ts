@@ -394,8 +394,9 @@ export class EventConsumer {
       this.buffer = rest;
       for (const k of keys) this.busyKeys.set(k, (this.busyKeys.get(k) ?? 0) + 1);
       // Started a turn later, never inside the caller (a delivery, a timer, the batch before's
-      // settling), as the one-at-a-time chain this replaced did: started at once, the realtime
-      // fan-out lost the first event after a subscription (tests/e2e/realtime/resume.test.ts).
+      // settling), as the one-at-a-time chain this replaced did. Nothing depends on it: the
+      // resume.test.ts failure once blamed on a start at once was two replicas appending in
+      // either order (competing consumers), which happens with this too.
       const done: Promise<void> = Promise.resolve()
         .then(() => this.runBatch(batch))
         .catch((err: unknown) => this.opts.log.error({ err, queue: this.opts.queue }, 'batch failed unexpectedly'))
