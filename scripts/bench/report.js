@@ -25,6 +25,48 @@ const TARGETS = [
   { id: 'rss', what: 'Largest service RSS after the run', unit: 'MB', max: 150, get: (r) => { const all = Object.values(r.rss ?? {}).flat(); return all.length ? Math.max(...all.map((x) => x.rssMb)) : null; } },
 ];
 
+/**
+ * Why a target is missed and what would meet it (issue 12: "where a target is missed, the doc shows
+ * the profile or plan that explains why"): printed under the targets for those this run missed.
+ */
+const MISSED = {
+  labels: `A proxied read is two HTTP servers, a Redis round trip (the per-token rate limit) and a query: the
+  gateway's three socket writes a request and Node's HTTP client and server are most of what is left of
+  its share, pg's protocol and express of the service's (profiles in docs/architecture.md, "The service
+  kernel"). In alternating runs on a loaded machine it measured 0.45-0.81.`,
+  list: `Page 1 is one statement and one answer of ~73 KB: the service's share is its socket writes (~30%),
+  \`JSON.stringify\` (12%), pg's row parsing (14%), GC and the ETag's sha1 (docs/architecture.md,
+  conversations). The scenario runs first of the list group and carries the list code's JIT warm-up;
+  \`list_status\` and \`list_assignee\` (same work) show the warm figure. Next: fewer repeated columns per
+  row, and presenting rows straight into the answer's JSON.`,
+  message: `A reply is one transaction (three round trips), but its event is then consumed on six queues in five services (automation's rules and
+  webhooks, realtime, reports, contacts, audit), each in a transaction of its own when it wants the event, published and delivered by RabbitMQ: the per-process columns above are that
+  fan-out. Postgres's share is the largest: the reply rewrites the conversation row, and since
+  \`last_activity_at\` is in five of its fifteen indexes the update is never HOT, so every reply inserts
+  into all fifteen. What would meet 4 ms: the columns a reply changes in a narrow table of their own (the
+  list joins it) so the conversation row's update is HOT; consumers batching across events at these rates
+  (at 100-125 replies/s a batch holds about one event, so each event pays a whole consumer transaction:
+  BEGIN with a processed_events insert, its statements, COMMIT, an ack); and fewer services on the write
+  path of a reply (the projections realtime, reports and automation each keep of a conversation's last
+  message could come from one consumer). With one consumer transaction per interested service the floor
+  of this design is about 1 CPU ms a service.`,
+  public_message: `As the account API's message create, plus the public API's own work: the contact inbox is looked up
+  in the contacts service (its internal API: strong consistency for the HMAC identity check rules out a
+  cached copy without a contact_inbox.updated event), and the contact's own message is also an activity
+  the contacts service records.`,
+  list_p95: `At 100 req/s the list uses about 0.5-0.8 of a core with everything on two cores; its p95 is the wait
+  for a core more than the work (the page statement is ~0.7 ms on Postgres at 100k). Less CPU per list
+  (above) is what lowers it.`,
+  rule_p99: `Each rule message costs the stack about 40 CPU ms (the message create with its fan-out, the rule's
+  command call to the conversations service, the label change's own events and their fan-out): 200
+  messages/s needs about eight cores, so on two the queue grows for the whole run and p99 is the queue's
+  length. At 20 messages/s p99 was 0.6-0.9 s. What would meet it: the per-message cost above, and one
+  command call per batch for several conversations.`,
+  rss: `A service holds 20-30 MB live; the rest is V8's heap slack and the node binary's pages (~45 MB of file
+  pages per process). The services run with the young generation capped and the old generation grown
+  1.5x past live (docs/deploy.md); the peak column shows what a limit must allow.`,
+};
+
 const GROUPS = ['gateway', 'conversations', 'contacts', 'automation', 'audit', 'realtime', 'reports', 'helpcenter', 'postgres', 'rabbitmq', 'redis'];
 const COLORS = ['#1f77b4', '#ff7f0e', '#2ca02c', '#d62728', '#9467bd', '#8c564b', '#e377c2', '#7f7f7f', '#17becf', '#bcbd22', '#aec7e8'];
 
@@ -249,7 +291,11 @@ ${summary.map((s) => `| ${s.what} | ${s.target} ${s.unit} | ${fmt(s.value, s.uni
 
 The CPU targets are stack CPU per request (every process of the stack summed) on the small account at
 saturation; latency targets on the large account at the offered rate.
+${summary.some((s) => s.met === false && MISSED[s.id]) ? `
+### Where a target is missed: why, and what would meet it
 
+${summary.filter((s) => s.met === false && MISSED[s.id]).map((s) => `- **${s.what}** (${fmt(s.value, s.unit === 'CPU ms/request' ? 2 : 1)} against ${s.target}): ${MISSED[s.id]}`).join('\n')}
+` : ''}
 ## Last run
 
 ${r.startedAt} on ${m.cpu}, ${m.cores} cores, ${m.memoryGb} GB; Node ${m.node}, PostgreSQL ${m.postgres}, RabbitMQ ${m.rabbitmq ?? 'unknown'}.
