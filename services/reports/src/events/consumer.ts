@@ -2,7 +2,7 @@ import type { PoolClient } from 'pg';
 import { accountOf, defineConsumer, type ConversationSnapshot, type ProjectionKit, type TypedEnvelope } from '@parley/shared';
 import { businessHoursOf, type BusinessHours } from './business-hours';
 import { deleteLabel, renameLabel, upsertLabel } from './labels';
-import { appendFact, applySnapshot, deleteAccount, deleteConversation, insertFact, lockConversation, rebuildConversation, type NewFact } from './repository';
+import { appendFact, applySnapshot, deleteAccount, deleteConversation, insertFact, lockConversation, rebuildConversation, type ConversationState, type NewFact } from './repository';
 
 /** What every fact copies from the conversation as it was after the change. */
 function context(snap: ConversationSnapshot) {
@@ -28,7 +28,7 @@ async function applyToConversation(
   fact: Omit<NewFact, 'account_id' | 'conversation_id' | 'event_id' | 'business_hours'> | null,
 ): Promise<void> {
   const accountId = accountOf(event);
-  const state = await lockConversation(tx, accountId, snap.id);
+  const state = await lockConversation(tx, accountId, snap.id, fact?.inbox_id ?? null);
   if (state.deleted) return;
   await applySnapshot(tx, { ...snap, account_id: accountId }, event.occurred_at);
   const createdAt = new Date(snap.created_at * 1000);
@@ -36,7 +36,7 @@ async function applyToConversation(
     if (state.created_at === null) await rebuildConversation(tx, accountId, snap.id, createdAt);
     return;
   }
-  const hours = await inboxHours(projections, tx, accountId, fact.inbox_id, event.id);
+  const hours = await inboxHours(projections, tx, accountId, fact.inbox_id, state.inbox_copy, event.id);
   const full = { ...fact, business_hours: hours, account_id: accountId, conversation_id: snap.id, event_id: event.id };
   const recorded = await insertFact(tx, full);
   if (!recorded) return;
@@ -47,14 +47,16 @@ async function applyToConversation(
 }
 
 /**
- * The working hours a fact records: its inbox's copy as it stands (read through to the
- * conversations service when no event has brought it yet; an owner that does not answer leaves
- * them off). Recorded with the fact, so rebuilding gives the same values whatever the inbox's
- * hours became later (Chatwoot computes them once, when the reporting event is written).
+ * The working hours a fact records: its inbox's copy as it stands (`row`, read with the
+ * conversation's lock; read through to the conversations service when no event has brought it
+ * yet; an owner that does not answer leaves them off). Recorded with the fact, so rebuilding
+ * gives the same values whatever the inbox's hours became later (Chatwoot computes them once,
+ * when the reporting event is written).
  */
-async function inboxHours(projections: ProjectionKit, tx: PoolClient, accountId: number, inboxId: number | null, requestId: string): Promise<BusinessHours | null> {
+async function inboxHours(projections: ProjectionKit, tx: PoolClient, accountId: number, inboxId: number | null, row: ConversationState['inbox_copy'], requestId: string): Promise<BusinessHours | null> {
   if (inboxId === null) return null;
-  return businessHoursOf(await projections.readOne(tx, 'inbox', accountId, inboxId, { requestId }));
+  const copies = await projections.completeKinds(tx, accountId, { inbox: [inboxId] }, row ? [row] : [], { requestId });
+  return businessHoursOf(copies.inbox.get(inboxId) ?? null);
 }
 
 /**

@@ -9,24 +9,35 @@ export interface ConversationState {
   deleted: boolean;
   /** The derivation's state after its last fact (null: rebuild on the next fact). */
   timeline: Timeline | null;
+  /** The row of the inbox copy asked for with the lock (tombstone: data null), if there is one. */
+  inbox_copy: { kind: 'inbox'; id: number; data: unknown } | null;
 }
 
-// The statements every message runs are prepared: parsed and planned once per connection.
-const lock = prepared('SELECT account_id, id, created_at, deleted, timeline FROM conversations WHERE account_id = $1 AND id = $2 FOR UPDATE');
+// The statements every message runs are prepared: parsed and planned once per connection. The
+// lock also reads the copy of the inbox a fact records the working hours of ($3, null for none):
+// a round trip fewer per fact than reading it after.
+const lock = prepared(
+  `SELECT c.account_id, c.id, c.created_at, c.deleted, c.timeline, i.id AS inbox_copy_id, i.data AS inbox_copy_data
+     FROM conversations c LEFT JOIN projections i ON i.account_id = c.account_id AND i.kind = 'inbox' AND i.id = $3::int
+    WHERE c.account_id = $1 AND c.id = $2 FOR UPDATE OF c`,
+);
+
+type LockRow = Omit<ConversationState, 'inbox_copy'> & { inbox_copy_id: number | null; inbox_copy_data: unknown };
 
 /**
  * The conversation's row, created empty when first seen, locked for the rest of the transaction:
  * events of one conversation (handled concurrently from one batch, or by two replicas) are
- * applied one after the other, and each sees the facts the previous one committed.
+ * applied one after the other, and each sees the facts the previous one committed. `inboxId`:
+ * the inbox whose copy's row comes back with it (`inbox_copy`).
  */
-export async function lockConversation(tx: Executor, accountId: number, id: number): Promise<ConversationState> {
-  let r = await tx.query<ConversationState>(lock([accountId, id]));
+export async function lockConversation(tx: Executor, accountId: number, id: number, inboxId: number | null = null): Promise<ConversationState> {
+  let r = await tx.query<LockRow>(lock([accountId, id, inboxId]));
   if (r.rows.length === 0) {
     await tx.query('INSERT INTO conversations (account_id, id) VALUES ($1, $2) ON CONFLICT DO NOTHING', [accountId, id]);
-    r = await tx.query<ConversationState>(lock([accountId, id]));
+    r = await tx.query<LockRow>(lock([accountId, id, inboxId]));
   }
-  const row = r.rows[0] as ConversationState;
-  return { ...row, account_id: Number(row.account_id), id: Number(row.id) };
+  const { inbox_copy_id: copyId, inbox_copy_data: copyData, ...row } = r.rows[0] as LockRow;
+  return { ...row, account_id: Number(row.account_id), id: Number(row.id), inbox_copy: copyId === null ? null : { kind: 'inbox', id: Number(copyId), data: copyData } };
 }
 
 const fromUnix = (s: number | null) => (s === null ? null : new Date(s * 1000));
