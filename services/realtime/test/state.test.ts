@@ -3,7 +3,7 @@ import { createTestDatabase, type TestDatabase } from '@parley/testkit';
 import { randomUUID } from 'node:crypto';
 import { NotFoundError, ProjectionKit, type EventEnvelope, type Peers } from '@parley/shared';
 import { BatchCache } from '../src/fanout/batch';
-import { createdMs, readState, readStates, recordMessage, unreadCount } from '../src/fanout/state';
+import { createdMs, readState, readStates, recordMessage, recordMessageWithCopies, unreadCount } from '../src/fanout/state';
 
 /** The channel's conversation state against a real Postgres: the last chat message by version, the latest incoming messages. */
 describe('conversation state', () => {
@@ -35,6 +35,26 @@ describe('conversation state', () => {
     const next = msg(11, '2026-01-01T10:00:06.000Z', 'next');
     expect((await recordMessage(pg, 1, 1, null, next, { last: next, incoming: false })).lastMessage).toMatchObject({ id: 11 });
     expect((await readState(pg, 1, 1, null)).lastMessage).toMatchObject({ id: 11 });
+  });
+
+  it('when a message is recorded with the copies its payload names, then the same statement answers its state and exactly the rows of those copies (a tombstone too)', async () => {
+    await pg.query(
+      `INSERT INTO projections (account_id, kind, id, data, version_at) VALUES
+         (1, 'agent', 7, '{"id": 7, "name": "Ada"}', now()), (1, 'agent', 8, '{"id": 8, "name": "Other"}', now()), (1, 'inbox', 3, '{"id": 3, "name": "Web"}', now()),
+         (1, 'contact', 5, NULL, now()), (2, 'agent', 9, '{"id": 9, "name": "Another account"}', now()), (1, 'team', 7, '{"id": 7, "name": "A team"}', now())`,
+    );
+    const m = msg(300, '2026-01-01T12:00:00.000Z', 'with copies');
+    const { state, copies } = await recordMessageWithCopies(pg, 1, 3, null, m, { last: m, incoming: true }, { inbox: [3], contact: [5], agent: [7, 9, null, 7], agent_bot: [], team: [null] });
+    expect(state.lastMessage).toMatchObject({ id: 300 });
+    expect(state.incoming.map(([id]) => id)).toEqual([300]);
+    const rows = [...copies.rows].sort((a, b) => `${a.kind}${a.id}`.localeCompare(`${b.kind}${b.id}`));
+    expect(rows).toEqual([
+      { kind: 'agent', id: 7, data: { id: 7, name: 'Ada' } },
+      { kind: 'contact', id: 5, data: null },
+      { kind: 'inbox', id: 3, data: { id: 3, name: 'Web' } },
+    ]);
+    expect(copies.asked).toEqual({ inbox: [3], contact: [5], agent: [7, 9, null, 7], agent_bot: [], team: [null] });
+    expect((await readState(pg, 1, 3, null)).lastMessage).toMatchObject({ id: 300 });
   });
 
   it('when incoming messages arrive, then the unread count is those created after agent_last_seen_at, at most 10, each counted once', async () => {

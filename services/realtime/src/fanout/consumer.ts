@@ -7,7 +7,7 @@ import type { RealtimeMetrics } from '../metrics';
 import type { EntryBody, EventEntry, StreamLog } from '../streams/log';
 import { PushPayloads } from './payloads';
 import { BatchCache } from './batch';
-import { claimFirstReply, createdMs, keepSourceId, readStates, recordMessage, touchCacheKey, type CacheKey } from './state';
+import { claimFirstReply, createdMs, keepSourceId, readStates, recordMessageWithCopies, touchCacheKey, type CacheKey, type ConversationState } from './state';
 
 export interface FanoutDeps {
   streamLog: StreamLog;
@@ -93,8 +93,10 @@ export function fanoutConsumer(deps: FanoutDeps): FanoutConsumer {
       const { conversation: _conversation, ...message } = msg;
       const incoming = created && msg.message_type === 0;
       const inBatch = payloads.cache?.recordMessage(conv, msg, { last: chat ? message : null, incoming: incoming ? [msg.id, createdMs(msg)] : null });
-      const state = await payloads.withSource(tx, conv, inBatch ?? (await recordMessage(tx, conv.account_id, conv.id, conv.contact_inbox_id, msg, { last: chat ? message : null, incoming })));
-      const data = await payloads.message(tx, msg, state, created ? null : event.changes, event.actor, requestId);
+      // Alone (no batch cache), the write of the state reads the copies the payload names with it.
+      const recorded = inBatch ? null : await recordMessageWithCopies(tx, conv.account_id, conv.id, conv.contact_inbox_id, msg, { last: chat ? message : null, incoming }, payloads.messageCopies(msg, event.actor));
+      const state = await payloads.withSource(tx, conv, inBatch ?? (recorded as { state: ConversationState }).state);
+      const data = await payloads.message(tx, msg, state, created ? null : event.changes, event.actor, requestId, recorded?.copies);
       const entries = conversationEntries(log, conv, event.type, data, chat);
       if (created) {
         let convData: Record<string, unknown> | undefined;

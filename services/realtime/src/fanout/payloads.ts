@@ -3,7 +3,7 @@ import {
   type ConversationSnapshot, type Executor, type Logger, type MessageSnapshot, type Peers, type ProjectionKit, type PushAgent, type PushContext,
 } from '@parley/shared';
 import type { BatchCache } from './batch';
-import { keepSourceId, readState, unreadCount, type ConversationState } from './state';
+import { keepSourceId, readState, unreadCount, type ConversationState, type CopyRows } from './state';
 
 type Json = Record<string, unknown>;
 
@@ -74,11 +74,34 @@ export class PushPayloads {
     }
   }
 
-  private async context(db: Executor, conv: ConversationSnapshot, state: ConversationState, extra: { users?: number[]; bots?: number[] } = {}, requestId?: string): Promise<PushContext> {
+  /**
+   * The copies a message's push data names whatever the conversation's last message is (its
+   * inbox, contact, assignee and team, the message's sender and the performer): what the write of
+   * its state reads with it (`recordMessageWithCopies`).
+   */
+  messageCopies(msg: MessageSnapshot, performer?: Performer): CopyRows['asked'] {
+    const conv = msg.conversation;
+    const { users, bots } = this.messagePeople(msg, performer);
+    return { inbox: [conv.inbox_id], contact: [conv.contact_id], agent: [conv.assignee_id, ...users], agent_bot: bots, team: [conv.team_id] };
+  }
+
+  private messagePeople(msg: MessageSnapshot, performer: Performer): { users: number[]; bots: number[] } {
+    const senderId = msg.sender_id;
+    const id = performerId(performer);
+    return { users: [...(msg.sender_type === 'User' && senderId ? [senderId] : []), ...(id === null ? [] : [id])], bots: msg.sender_type === 'AgentBot' && senderId ? [senderId] : [] };
+  }
+
+  private async context(db: Executor, conv: ConversationSnapshot, state: ConversationState, extra: { users?: number[]; bots?: number[] } = {}, requestId?: string, known?: CopyRows): Promise<PushContext> {
     const last = state.lastMessage;
     const lastSender = last?.['sender_type'] === 'User' && typeof last['sender_id'] === 'number' ? [last['sender_id']] : [];
     const wanted = { inbox: [conv.inbox_id], contact: [conv.contact_id], agent: [conv.assignee_id, ...lastSender, ...(extra.users ?? [])], agent_bot: extra.bots ?? [], team: [conv.team_id] };
-    const copies = this.cache?.copiesFor(conv.account_id, wanted) ?? (await this.projections.readThroughKinds(db, conv.account_id, wanted, { requestId }));
+    // Rows read already (with the message's write) when they cover every copy wanted: completed
+    // as readThroughKinds would (misses read through to their owners); else the table is read.
+    const copies =
+      this.cache?.copiesFor(conv.account_id, wanted) ??
+      (known && covers(known.asked, wanted)
+        ? await this.projections.completeKinds(db, conv.account_id, wanted, known.rows, { requestId })
+        : await this.projections.readThroughKinds(db, conv.account_id, wanted, { requestId }));
     return {
       inbox: copies.inbox.get(conv.inbox_id) ?? null,
       contact: conv.contact_id === null ? null : (copies.contact.get(conv.contact_id) ?? null),
@@ -109,11 +132,8 @@ export class PushPayloads {
   }
 
   /** `message.*`: the message's push data (`conversation_id` the display id), with `previous_changes` on updates. */
-  async message(db: Executor, msg: MessageSnapshot, state: ConversationState, changes: Record<string, unknown> | null | undefined, performer?: Performer, requestId?: string): Promise<Json> {
-    const senderId = msg.sender_id;
-    const id = performerId(performer);
-    const users = [...(msg.sender_type === 'User' && senderId ? [senderId] : []), ...(id === null ? [] : [id])];
-    const pc = await this.context(db, msg.conversation, state, { users, bots: msg.sender_type === 'AgentBot' && senderId ? [senderId] : [] }, requestId);
+  async message(db: Executor, msg: MessageSnapshot, state: ConversationState, changes: Record<string, unknown> | null | undefined, performer?: Performer, requestId?: string, known?: CopyRows): Promise<Json> {
+    const pc = await this.context(db, msg.conversation, state, this.messagePeople(msg, performer), requestId, known);
     const { conversation, ...rest } = msg;
     const data = messagePushData(rest as unknown as Json, conversation as unknown as Json, pc);
     data['conversation'] = { ...(data['conversation'] as Json), contact_inbox: { source_id: state.sourceId } };
@@ -130,4 +150,12 @@ export class PushPayloads {
     else if (typist?.type === 'contact') user = contactPushData(pc.contact?.id === typist.id ? pc.contact : { id: typist.id });
     return { conversation: this.conversationJson(conv, state, pc), user, is_private: isPrivate, account_id: conv.account_id };
   }
+}
+
+/** Whether every valid id of `wanted` was asked for (`asked`, by kind). */
+function covers(asked: CopyRows['asked'], wanted: Record<string, Array<number | null | undefined>>): boolean {
+  for (const [kind, ids] of Object.entries(wanted)) {
+    for (const id of ids) if (typeof id === 'number' && id > 0 && !(asked[kind] ?? []).includes(id)) return false;
+  }
+  return true;
 }

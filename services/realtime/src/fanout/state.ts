@@ -1,4 +1,4 @@
-import type { Executor } from '@parley/shared';
+import { PROJECTION_TABLE, type Executor } from '@parley/shared';
 
 type Json = Record<string, unknown>;
 
@@ -70,6 +70,39 @@ export async function recordMessage(
   return recordMessages(db, accountId, conversationId, contactInboxId, o.last === null ? null : { json: o.last, id: message.id, version: message.updated_at ?? null }, o.incoming ? [[message.id, createdMs(message)]] : []);
 }
 
+/** Copies of the account asked for by kind (`{agent: [1, 2], inbox: [3]}`), and the table's rows of them (tombstones included, data null). */
+export interface CopyRows {
+  asked: Record<string, Array<number | null | undefined>>;
+  rows: Array<{ kind: string; id: number; data: unknown }>;
+}
+
+/**
+ * `recordMessage` that also reads, in the same statement, the rows of the copies `asked` (the
+ * ones the message's push data names): a round trip fewer than reading them after.
+ */
+export async function recordMessageWithCopies(
+  db: Executor,
+  accountId: number,
+  conversationId: number,
+  contactInboxId: number | null,
+  message: RecordedMessage,
+  o: { last: Json | null; incoming: boolean },
+  asked: CopyRows['asked'],
+): Promise<{ state: ConversationState; copies: CopyRows }> {
+  const kinds: string[] = [];
+  const ids: number[] = [];
+  for (const [kind, list] of Object.entries(asked)) {
+    for (const id of new Set(list)) {
+      if (typeof id === 'number' && Number.isSafeInteger(id) && id > 0) {
+        kinds.push(kind);
+        ids.push(id);
+      }
+    }
+  }
+  const { state, copies } = await record(db, accountId, conversationId, contactInboxId, o.last === null ? null : { json: o.last, id: message.id, version: message.updated_at ?? null }, o.incoming ? [[message.id, createdMs(message)]] : [], { kinds, ids });
+  return { state, copies: { asked, rows: copies } };
+}
+
 /**
  * `recordMessage` for several messages of one conversation at once (a batch): `last` the newest
  * of them that may be the last message, `incoming` every new incoming message. The merge is the
@@ -83,7 +116,24 @@ export async function recordMessages(
   last: LastMessage | null,
   incoming: Array<[number, number]>,
 ): Promise<ConversationState> {
-  const { rows } = await db.query<StateRow>(
+  return (await record(db, accountId, conversationId, contactInboxId, last, incoming, null)).state;
+}
+
+async function record(
+  db: Executor,
+  accountId: number,
+  conversationId: number,
+  contactInboxId: number | null,
+  last: LastMessage | null,
+  incoming: Array<[number, number]>,
+  copies: { kinds: string[]; ids: number[] } | null,
+): Promise<{ state: ConversationState; copies: CopyRows['rows'] }> {
+  // The copies' rows (the projection kit's readThroughKinds query) as one JSON array in the row.
+  const copiesSql = copies
+    ? `, (SELECT coalesce(jsonb_agg(jsonb_build_object('kind', p.kind, 'id', p.id, 'data', p.data)), '[]'::jsonb)
+          FROM ${PROJECTION_TABLE} p JOIN unnest($8::text[], $9::int[]) AS w (kind, id) ON p.kind = w.kind AND p.id = w.id WHERE p.account_id = $1) AS copies`
+    : '';
+  const { rows } = await db.query<StateRow & { copies?: CopyRows['rows'] }>(
     `WITH up AS (
        INSERT INTO conversation_state AS s (account_id, conversation_id, last_message, last_message_id, last_message_version, incoming)
        VALUES ($1, $2, $3::jsonb, $4::bigint, $5::timestamptz, $6::jsonb)
@@ -101,7 +151,7 @@ export async function recordMessages(
            SELECT coalesce(jsonb_agg(e ORDER BY (e->>0)::bigint DESC), '[]'::jsonb) FROM (
              SELECT DISTINCT ON ((e->>0)::bigint) e FROM jsonb_array_elements(s.incoming || EXCLUDED.incoming) e ORDER BY (e->>0)::bigint DESC LIMIT 10) t) END
        RETURNING s.last_message, s.incoming)
-     SELECT up.last_message, up.incoming, (SELECT source_id FROM contact_inbox_sources WHERE account_id = $1 AND contact_inbox_id = $7) AS source_id FROM up`,
+     SELECT up.last_message, up.incoming, (SELECT source_id FROM contact_inbox_sources WHERE account_id = $1 AND contact_inbox_id = $7) AS source_id${copiesSql} FROM up`,
     [
       accountId,
       conversationId,
@@ -111,9 +161,10 @@ export async function recordMessages(
       // Newest first, at most 10, each once: what the update's merge keeps (an insert keeps it as given).
       JSON.stringify([...new Map(incoming.map((e) => [e[0], e] as const)).values()].sort((a, b) => b[0] - a[0]).slice(0, 10)),
       contactInboxId,
+      ...(copies ? [copies.kinds, copies.ids] : []),
     ],
   );
-  return stateOf(rows[0]);
+  return { state: stateOf(rows[0]), copies: rows[0]?.copies ?? [] };
 }
 
 /** The states of several conversations (a batch's), by `account:conversation`, in one query. */
