@@ -1,6 +1,6 @@
 import { prepared, type ConversationSnapshot, type Executor } from '@parley/shared';
 import { startTimeline, stepTimeline, type DerivedEvent, type Fact, type ReportingEventName, type Timeline } from './timeline';
-import { bumpRollups, type RollupItem } from './rollups';
+import { bumpRollups, rollupArrays, rollupsInsertSql, type RollupItem } from './rollups';
 
 export interface ConversationState {
   account_id: number;
@@ -146,18 +146,25 @@ export async function insertFact(tx: Executor, f: NewFact): Promise<{ appends: b
   return row ? { appends: row.appends, items: factItems(f, 1) } : null;
 }
 
-const moveTimeline = prepared('UPDATE conversations SET timeline = $3, last_fact_at = $4, last_fact_seq = $5 WHERE account_id = $1 AND id = $2');
+/**
+ * `appendFact`'s writes in one statement: the derived events ($6-$14, `eventsInsertSql`), their
+ * rollups and the fact's ($15-$22, `rollupsInsertSql`), the timeline moved ($3-$5). Empty arrays
+ * insert nothing.
+ */
+const appendWrites = prepared(
+  `WITH events AS (${eventsInsertSql(1, 6)}), bump AS (${rollupsInsertSql(1, 15)})
+   UPDATE conversations SET timeline = $3, last_fact_at = $4, last_fact_seq = $5 WHERE account_id = $1::bigint AND id = $2`,
+);
 
 /**
  * A fact that comes after every other of its conversation: its events derived from the stored
  * timeline alone (what deriving all the facts again would add), written with their rollups and the
- * fact's (`items`), and the timeline moved past it.
+ * fact's (`items`), and the timeline moved past it, in one statement.
  */
 export async function appendFact(tx: Executor, accountId: number, conversationId: number, timeline: Timeline, fact: Fact & { seq: number }, items: RollupItem[]): Promise<void> {
   const events = stepTimeline(timeline, fact);
-  if (events.length > 0) await insertEvents(tx, accountId, events.map((e) => ({ ...e, conversation_id: conversationId })));
-  await bumpRollups(tx, accountId, [...items, ...events.map((e) => eventItem(e, 1))]);
-  await tx.query(moveTimeline([accountId, conversationId, timeline, fact.at, fact.seq]));
+  const rollups = [...items, ...events.map((e) => eventItem(e, 1))];
+  await tx.query(appendWrites([accountId, conversationId, timeline, fact.at, fact.seq, ...eventArrays(events.map((e) => ({ ...e, conversation_id: conversationId }))), ...rollupArrays(rollups)]));
 }
 
 const num = (v: unknown) => (v === null || v === undefined ? null : Number(v));
@@ -264,26 +271,31 @@ export async function rebuildConversations(
   return total;
 }
 
-/** Reporting events, one multi-row insert (created_at = the event's end, when it happened). */
+/** The reporting events insert, its account the parameter `$a` and its events the nine arrays from `$i` (`eventArrays`); created_at = the event's end, when it happened. */
+function eventsInsertSql(a: number, i: number): string {
+  return `INSERT INTO reporting_events (account_id, conversation_id, name, value, value_in_business_hours, event_start_time, event_end_time, inbox_id, user_id, team_id, created_at)
+     SELECT $${a}::bigint, e.conversation_id, e.name, e.value, e.bh, e.s, e.e, e.inbox_id, e.user_id, e.team_id, e.e
+       FROM unnest($${i}::bigint[], $${i + 1}::text[], $${i + 2}::float8[], $${i + 3}::float8[], $${i + 4}::timestamptz[], $${i + 5}::timestamptz[], $${i + 6}::bigint[], $${i + 7}::bigint[], $${i + 8}::bigint[])
+            AS e(conversation_id, name, value, bh, s, e, inbox_id, user_id, team_id)`;
+}
+
+function eventArrays(events: Array<DerivedEvent & { conversation_id: number }>): unknown[] {
+  return [
+    events.map((e) => e.conversation_id),
+    events.map((e) => e.name),
+    events.map((e) => e.value),
+    events.map((e) => e.value_in_business_hours),
+    events.map((e) => e.start),
+    events.map((e) => e.end),
+    events.map((e) => e.inbox_id),
+    events.map((e) => e.user_id),
+    events.map((e) => e.team_id),
+  ];
+}
+
+/** Reporting events, one multi-row insert. */
 async function insertEvents(tx: Executor, accountId: number, events: Array<DerivedEvent & { conversation_id: number }>): Promise<void> {
-  await tx.query(
-    `INSERT INTO reporting_events (account_id, conversation_id, name, value, value_in_business_hours, event_start_time, event_end_time, inbox_id, user_id, team_id, created_at)
-     SELECT $1, e.conversation_id, e.name, e.value, e.bh, e.s, e.e, e.inbox_id, e.user_id, e.team_id, e.e
-       FROM unnest($2::bigint[], $3::text[], $4::float8[], $5::float8[], $6::timestamptz[], $7::timestamptz[], $8::bigint[], $9::bigint[], $10::bigint[])
-            AS e(conversation_id, name, value, bh, s, e, inbox_id, user_id, team_id)`,
-    [
-      accountId,
-      events.map((e) => e.conversation_id),
-      events.map((e) => e.name),
-      events.map((e) => e.value),
-      events.map((e) => e.value_in_business_hours),
-      events.map((e) => e.start),
-      events.map((e) => e.end),
-      events.map((e) => e.inbox_id),
-      events.map((e) => e.user_id),
-      events.map((e) => e.team_id),
-    ],
-  );
+  await tx.query(eventsInsertSql(1, 2), [accountId, ...eventArrays(events)]);
 }
 
 interface StoredEvent {

@@ -16,17 +16,36 @@ export interface RollupItem {
   v_bh: number;
 }
 
-/** Prepared: every message runs it, and its plan (a set-returning function per item) is the same each time. */
-const addToRollups = prepared(
+/**
+ * The rollups insert, its account the parameter `$a` and its items the eight arrays from `$i`
+ * (`rollupArrays`): a statement of its own (`bumpRollups`) or part of a larger one.
+ */
+export const rollupsInsertSql = (a: number, i: number): string =>
   `INSERT INTO rollups AS r (account_id, metric, dim, grain, bucket, dim_id, n, v, v_bh)
-   SELECT $1::bigint, k.metric, k.dim, k.grain, k.bucket, k.dim_id, sum(i.n), sum(i.v::numeric * i.n), sum(i.v_bh::numeric * i.n)
-     FROM unnest($2::text[], $3::timestamptz[], $4::bigint[], $5::bigint[], $6::bigint[], $7::int[], $8::float8[], $9::float8[]) AS i(metric, t, agent, team, inbox, n, v, v_bh)
+   SELECT $${a}::bigint, k.metric, k.dim, k.grain, k.bucket, k.dim_id, sum(i.n), sum(i.v::numeric * i.n), sum(i.v_bh::numeric * i.n)
+     FROM unnest($${i}::text[], $${i + 1}::timestamptz[], $${i + 2}::bigint[], $${i + 3}::bigint[], $${i + 4}::bigint[], $${i + 5}::int[], $${i + 6}::float8[], $${i + 7}::float8[]) AS i(metric, t, agent, team, inbox, n, v, v_bh)
      CROSS JOIN LATERAL rollup_keys(i.metric, i.t, i.agent, i.team, i.inbox) k
     GROUP BY 1, 2, 3, 4, 5, 6
    HAVING sum(i.n) <> 0 OR sum(i.v::numeric * i.n) <> 0 OR sum(i.v_bh::numeric * i.n) <> 0
     ORDER BY 2, 3, 4, 5, 6
-   ON CONFLICT (account_id, metric, dim, grain, bucket, dim_id) DO UPDATE SET n = r.n + EXCLUDED.n, v = r.v + EXCLUDED.v, v_bh = r.v_bh + EXCLUDED.v_bh`,
-);
+   ON CONFLICT (account_id, metric, dim, grain, bucket, dim_id) DO UPDATE SET n = r.n + EXCLUDED.n, v = r.v + EXCLUDED.v, v_bh = r.v_bh + EXCLUDED.v_bh`;
+
+/** Prepared: every message runs it, and its plan (a set-returning function per item) is the same each time. */
+const addToRollups = prepared(rollupsInsertSql(1, 2));
+
+/** The eight arrays of `rollupsInsertSql`'s items. */
+export function rollupArrays(items: readonly RollupItem[]): unknown[] {
+  return [
+    items.map((i) => i.metric),
+    items.map((i) => i.t),
+    items.map((i) => i.agent),
+    items.map((i) => i.team),
+    items.map((i) => i.inbox),
+    items.map((i) => i.n),
+    items.map((i) => i.v),
+    items.map((i) => i.v_bh),
+  ];
+}
 
 /**
  * Adds items to the rollups in the caller's transaction: one statement, the rows it touches in key
@@ -36,19 +55,7 @@ const addToRollups = prepared(
  */
 export async function bumpRollups(tx: Executor, accountId: number, items: readonly RollupItem[]): Promise<void> {
   if (items.length === 0) return;
-  await tx.query(
-    addToRollups([
-      accountId,
-      items.map((i) => i.metric),
-      items.map((i) => i.t),
-      items.map((i) => i.agent),
-      items.map((i) => i.team),
-      items.map((i) => i.inbox),
-      items.map((i) => i.n),
-      items.map((i) => i.v),
-      items.map((i) => i.v_bh),
-    ]),
-  );
+  await tx.query(addToRollups([accountId, ...rollupArrays(items)]));
 }
 
 /** Recomputes an account's rollups from its rows (replay, the benchmark's generator). */
