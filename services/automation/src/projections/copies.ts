@@ -80,6 +80,13 @@ export async function inboxFor(db: Executor, deps: Deps, accountId: number, inbo
   return inbox ? inboxInfo(inbox) : null;
 }
 
+/** `inboxFor` when the copy's row was read already (`row`: null when there is none): a missing one is read through and remembered as inboxFor does. */
+export async function inboxFromRow(db: Executor, deps: Deps, accountId: number, inboxId: number, row: { kind: string; id: number; data: unknown } | null, requestId: string): Promise<InboxInfo | null> {
+  const copies = await copiesOf(deps).projections.completeKinds(db, accountId, { inbox: [inboxId] }, row ? [row] : [], { requestId, rememberMisses: true });
+  const inbox = copies.inbox.get(inboxId);
+  return inbox ? inboxInfo(inbox) : null;
+}
+
 /** Names of the given inboxes from the copies (for `inbox: {id, name}` in webhook answers). */
 export async function inboxNames(db: Executor, deps: Deps, accountId: number, ids: number[]): Promise<Map<number, string | null>> {
   const inboxes = await copiesOf(deps).projections.readMany(db, 'inbox', accountId, ids);

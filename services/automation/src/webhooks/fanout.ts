@@ -1,11 +1,11 @@
 import type { ConsumerSpec, EventEnvelope, Logger, PoolClient } from '@parley/shared';
 import type { AutomationConfig } from '../config';
 import { LastMessages } from '../projections/last-messages';
-import { inboxFor, type ContactSnapshot, type InboxInfo } from '../projections/copies';
+import { inboxFor, inboxFromRow, type ContactSnapshot, type InboxInfo } from '../projections/copies';
 import { insertDeliveries, type NewDelivery } from './deliveries-repository';
 import type { PayloadSources } from './payload-sources';
 import { contactPayload, conversationPayload, inboxPayload, messagePayload, typingPayload, type WebhookEvent } from './payloads';
-import { subscribedWebhooks } from './repository';
+import { subscribedWebhooks, subscribedWebhooksWithInbox } from './repository';
 
 type Json = Record<string, unknown>;
 
@@ -52,6 +52,20 @@ export class FanoutBatch {
     let p = this.hooks.get(key);
     if (!p) this.hooks.set(key, (p = subscribedWebhooks(this.tx, accountId, name)));
     return p;
+  }
+
+  /**
+   * The account's webhooks subscribed to `name` and the inbox (`inboxId` null: none), read in
+   * one statement when the batch has read neither yet (`webhooks` and `inbox` answer them after).
+   */
+  async prefetch(deps: FanoutDeps, accountId: number, name: WebhookEvent, inboxId: number | null, requestId: string): Promise<void> {
+    const hooksKey = `${accountId}:${name}`;
+    const inboxKey = `${accountId}:${inboxId}`;
+    if (inboxId === null || this.hooks.has(hooksKey) || this.inboxes.has(inboxKey)) return;
+    const { hooks, inboxRow } = await subscribedWebhooksWithInbox(this.tx, accountId, name, inboxId);
+    this.hooks.set(hooksKey, Promise.resolve(hooks));
+    const inbox = await inboxFromRow(this.tx, deps, accountId, inboxId, inboxRow, requestId);
+    this.inboxes.set(inboxKey, Promise.resolve(inbox));
   }
 
   inbox(deps: FanoutDeps, accountId: number, inboxId: number, requestId: string): Promise<InboxInfo | null> {
@@ -101,6 +115,7 @@ async function fanOutOne(deps: FanoutDeps, tx: PoolClient, event: EventEnvelope,
   const inboxId = isConversation ? (num(data['inbox_id']) ?? num(conversation?.['inbox_id'])) : null;
   const requestId = event.request_id ?? event.id;
 
+  await batch.prefetch(deps, accountId, name, INBOX_EVENTS.has(name) ? inboxId : null, requestId);
   const hooks = await batch.webhooks(accountId, name);
   let inboxUrl: string | null = null;
   if (INBOX_EVENTS.has(name) && inboxId !== null) {

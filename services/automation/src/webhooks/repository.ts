@@ -69,3 +69,23 @@ export async function subscribedWebhooks(db: Executor, accountId: number, event:
   const { rows } = await db.query<{ id: number; url: string }>(selectSubscribed([accountId, event]));
   return rows;
 }
+
+const selectSubscribedWithInbox = prepared(
+  `SELECT (SELECT coalesce(json_agg(json_build_object('id', w.id, 'url', w.url) ORDER BY w.id), '[]'::json) FROM webhooks w WHERE w.account_id = $1 AND $2 = ANY (w.subscriptions)) AS hooks,
+          (SELECT json_build_object('kind', p.kind, 'id', p.id, 'data', p.data) FROM projections p WHERE p.account_id = $1 AND p.kind = 'inbox' AND p.id = $3) AS inbox_row`,
+);
+
+/**
+ * `subscribedWebhooks` and, in the same statement, the row of the inbox's copy (tombstone: data
+ * null; null when there is none) for the caller to complete (`inboxFromRow`): a round trip fewer
+ * than reading them one after the other.
+ */
+export async function subscribedWebhooksWithInbox(
+  db: Executor,
+  accountId: number,
+  event: string,
+  inboxId: number,
+): Promise<{ hooks: Array<{ id: number; url: string }>; inboxRow: { kind: string; id: number; data: unknown } | null }> {
+  const { rows } = await db.query<{ hooks: Array<{ id: number; url: string }>; inbox_row: { kind: string; id: number; data: unknown } | null }>(selectSubscribedWithInbox([accountId, event, inboxId]));
+  return { hooks: rows[0]?.hooks ?? [], inboxRow: rows[0]?.inbox_row ?? null };
+}
