@@ -2,7 +2,7 @@ import type { PoolClient } from 'pg';
 import { accountOf, defineConsumer, type ConversationSnapshot, type ProjectionKit, type TypedEnvelope } from '@parley/shared';
 import { businessHoursOf, type BusinessHours } from './business-hours';
 import { deleteLabel, renameLabel, upsertLabel } from './labels';
-import { appendFact, applySnapshot, deleteAccount, deleteConversation, insertFact, lockConversation, rebuildConversation, type ConversationState, type NewFact } from './repository';
+import { appendFact, applySnapshot, applySnapshotWithFact, deleteAccount, deleteConversation, lockConversation, rebuildConversation, type ConversationState, type NewFact } from './repository';
 
 /** What every fact copies from the conversation as it was after the change. */
 function context(snap: ConversationSnapshot) {
@@ -30,15 +30,16 @@ async function applyToConversation(
   const accountId = accountOf(event);
   const state = await lockConversation(tx, accountId, snap.id, fact?.inbox_id ?? null);
   if (state.deleted) return;
-  await applySnapshot(tx, { ...snap, account_id: accountId }, event.occurred_at);
   const createdAt = new Date(snap.created_at * 1000);
   if (!fact) {
+    await applySnapshot(tx, { ...snap, account_id: accountId }, event.occurred_at);
     if (state.created_at === null) await rebuildConversation(tx, accountId, snap.id, createdAt);
     return;
   }
   const hours = await inboxHours(projections, tx, accountId, fact.inbox_id, state.inbox_copy, event.id);
   const full = { ...fact, business_hours: hours, account_id: accountId, conversation_id: snap.id, event_id: event.id };
-  const recorded = await insertFact(tx, full);
+  // The snapshot kept and the fact recorded in one statement.
+  const recorded = await applySnapshotWithFact(tx, { ...snap, account_id: accountId }, event.occurred_at, full);
   if (!recorded) return;
   const { timeline } = state;
   if (recorded.appends && timeline && state.created_at !== null && timeline.createdAt === state.created_at.getTime()) {

@@ -47,26 +47,32 @@ const fromUnix = (s: number | null) => (s === null ? null : new Date(s * 1000));
  * state. A change of the conversation's creation time, assignee, team or inbox moves it in the
  * `conversations` rollups (an agent's or team's conversations are those assigned to them now).
  */
-const updateSnapshot = prepared(
-  `UPDATE conversations c SET inbox_id = $3, status = $4, assignee_id = $5, team_id = $6, labels = $7, waiting_since = $8,
+const SNAPSHOT_UPDATE = `UPDATE conversations c SET inbox_id = $3, status = $4, assignee_id = $5, team_id = $6, labels = $7, waiting_since = $8,
             first_reply_created_at = $9, created_at = $10, version_at = $11
        FROM conversations o
       WHERE c.account_id = $1 AND c.id = $2 AND o.account_id = c.account_id AND o.id = c.id AND c.version_at <= $11 AND NOT c.deleted
       RETURNING c.created_at, c.assignee_id, c.team_id, c.inbox_id,
-                o.created_at AS old_created_at, o.assignee_id AS old_assignee_id, o.team_id AS old_team_id, o.inbox_id AS old_inbox_id`,
-);
+                o.created_at AS old_created_at, o.assignee_id AS old_assignee_id, o.team_id AS old_team_id, o.inbox_id AS old_inbox_id`;
+const updateSnapshot = prepared(SNAPSHOT_UPDATE);
+
+type SnapshotRow = ConversationRow & { old_created_at: Date | null; old_assignee_id: string | null; old_team_id: string | null; old_inbox_id: string | null };
+const snapshotParams = (snap: ConversationSnapshot, occurredAt: string): unknown[] => [
+  snap.account_id, snap.id, snap.inbox_id, snap.status, snap.assignee_id, snap.team_id, snap.labels, fromUnix(snap.waiting_since), fromUnix(snap.first_reply_created_at), fromUnix(snap.created_at), occurredAt,
+];
 
 export async function applySnapshot(tx: Executor, snap: ConversationSnapshot, occurredAt: string): Promise<void> {
   // `o` is the row as it was before this statement (the conversation is locked: lockConversation).
-  const r = await tx.query<ConversationRow & { old_created_at: Date | null; old_assignee_id: string | null; old_team_id: string | null; old_inbox_id: string | null }>(
-    updateSnapshot([snap.account_id, snap.id, snap.inbox_id, snap.status, snap.assignee_id, snap.team_id, snap.labels, fromUnix(snap.waiting_since), fromUnix(snap.first_reply_created_at), fromUnix(snap.created_at), occurredAt]),
-  );
-  const row = r.rows[0];
+  const r = await tx.query<SnapshotRow>(updateSnapshot(snapshotParams(snap, occurredAt)));
+  await countMove(tx, snap.account_id, r.rows[0]);
+}
+
+/** A snapshot's update moved the conversation in the `conversations` rollups (`row`: the update's, undefined when it changed nothing). */
+async function countMove(tx: Executor, accountId: number, row: SnapshotRow | undefined): Promise<void> {
   if (!row) return;
   const before = { created_at: row.old_created_at, assignee_id: row.old_assignee_id, team_id: row.old_team_id, inbox_id: row.old_inbox_id };
   // Most events (every message) move nothing: then the -1 and +1 would cancel out in the statement.
   if (sameCounting(before, row)) return;
-  await bumpRollups(tx, snap.account_id, [...conversationItems(before, -1), ...conversationItems(row, 1)]);
+  await bumpRollups(tx, accountId, [...conversationItems(before, -1), ...conversationItems(row, 1)]);
 }
 
 interface ConversationRow {
@@ -124,26 +130,45 @@ export interface NewFact extends Fact {
  * else whether it comes after every other fact of its conversation (then the stored timeline can
  * take it alone) and the rollup items it adds (the caller adds them with the events').
  */
-const insertFactRow = prepared(
-  `WITH ins AS (
-     INSERT INTO conversation_facts (account_id, conversation_id, event_id, kind, at, seq, inbox_id, assignee_id, team_id, message_type, private,
-                                     sender_type, sender_id, automated, status_from, status_to, actor_type, business_hours)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18)
-     ON CONFLICT (event_id) DO NOTHING RETURNING at, seq
-   )
-   SELECT c.last_fact_at IS NOT NULL AND (c.last_fact_at, c.last_fact_seq) <= (ins.at, ins.seq) AS appends
-     FROM ins JOIN conversations c ON c.account_id = $1 AND c.id = $2`,
-);
+/** The fact's insert, its account and conversation `$1` and `$2`, its other 16 values from `$i` (`factParams`). */
+const factInsertSql = (i: number): string =>
+  `INSERT INTO conversation_facts (account_id, conversation_id, event_id, kind, at, seq, inbox_id, assignee_id, team_id, message_type, private,
+                                   sender_type, sender_id, automated, status_from, status_to, actor_type, business_hours)
+     VALUES ($1, $2, ${Array.from({ length: 16 }, (_, k) => `$${i + k}`).join(', ')})
+     ON CONFLICT (event_id) DO NOTHING RETURNING at, seq`;
+const factParams = (f: NewFact): unknown[] => [
+  f.event_id, f.kind, f.at, f.seq, f.inbox_id, f.assignee_id, f.team_id, f.message_type, f.private, f.sender_type, f.sender_id,
+  f.automated, f.status_from, f.status_to, f.actor_type, f.business_hours === null ? null : JSON.stringify(f.business_hours),
+];
+/** Whether the inserted fact (`ins`) comes after every other fact of its conversation. */
+const APPENDS = `SELECT true AS recorded, c.last_fact_at IS NOT NULL AND (c.last_fact_at, c.last_fact_seq) <= (ins.at, ins.seq) AS appends
+     FROM ins JOIN conversations c ON c.account_id = $1 AND c.id = $2`;
+
+const insertFactRow = prepared(`WITH ins AS (${factInsertSql(3)}) ${APPENDS}`);
 
 export async function insertFact(tx: Executor, f: NewFact): Promise<{ appends: boolean; items: RollupItem[] } | null> {
-  const r = await tx.query<{ appends: boolean }>(
-    insertFactRow([
-      f.account_id, f.conversation_id, f.event_id, f.kind, f.at, f.seq, f.inbox_id, f.assignee_id, f.team_id, f.message_type, f.private, f.sender_type, f.sender_id,
-      f.automated, f.status_from, f.status_to, f.actor_type, f.business_hours === null ? null : JSON.stringify(f.business_hours),
-    ]),
-  );
+  const r = await tx.query<{ appends: boolean }>(insertFactRow([f.account_id, f.conversation_id, ...factParams(f)]));
   const row = r.rows[0];
   return row ? { appends: row.appends, items: factItems(f, 1) } : null;
+}
+
+/**
+ * `applySnapshot` then `insertFact`, in one statement (data-modifying CTEs: the snapshot's update
+ * $1-$11, the fact's insert $12-$27; neither reads what the other writes: the fact's place is read
+ * from the conversation's last fact, which the snapshot leaves alone): a round trip fewer per fact.
+ */
+const snapshotWithFact = prepared(
+  `WITH snap AS (${SNAPSHOT_UPDATE}, true AS updated), ins AS (${factInsertSql(12)})
+   SELECT s.*, f.recorded, f.appends FROM (SELECT 1) one LEFT JOIN snap s ON true LEFT JOIN (${APPENDS}) f ON true`,
+);
+
+export async function applySnapshotWithFact(tx: Executor, snap: ConversationSnapshot, occurredAt: string, f: NewFact): Promise<{ appends: boolean; items: RollupItem[] } | null> {
+  const r = await tx.query<Partial<SnapshotRow> & { updated: boolean | null; recorded: boolean | null; appends: boolean }>(
+    snapshotWithFact([...snapshotParams(snap, occurredAt), ...factParams(f)]),
+  );
+  const row = r.rows[0];
+  await countMove(tx, snap.account_id, row?.updated ? (row as SnapshotRow) : undefined);
+  return row?.recorded ? { appends: row.appends, items: factItems(f, 1) } : null;
 }
 
 /**
