@@ -1,5 +1,4 @@
-import { escapeLiteral } from 'pg';
-import { atCommit, prepared, type EventEnvelope, type Executor } from '@parley/shared';
+import { prepared, type EventEnvelope, type Executor } from '@parley/shared';
 
 type Json = Record<string, unknown>;
 
@@ -8,11 +7,12 @@ export function isChatMessage(msg: Json): boolean {
   return msg['message_type'] !== 2 && msg['private'] !== true;
 }
 
-const UPSERT_LAST_MESSAGES = (rows: string) => `INSERT INTO last_messages (account_id, conversation_id, message_id, data)
-   SELECT m.account_id, m.conversation_id, m.message_id, m.data FROM jsonb_to_recordset(${rows}::jsonb) AS m(account_id integer, conversation_id integer, message_id bigint, data jsonb)
+const upsertLastMessages = prepared(
+  `INSERT INTO last_messages (account_id, conversation_id, message_id, data)
+   SELECT m.account_id, m.conversation_id, m.message_id, m.data FROM jsonb_to_recordset($1::jsonb) AS m(account_id integer, conversation_id integer, message_id bigint, data jsonb)
    ON CONFLICT (account_id, conversation_id) DO UPDATE SET message_id = EXCLUDED.message_id, data = EXCLUDED.data
-   WHERE last_messages.message_id <= EXCLUDED.message_id`;
-const upsertLastMessages = prepared(UPSERT_LAST_MESSAGES('$1'));
+   WHERE last_messages.message_id <= EXCLUDED.message_id`,
+);
 
 interface LastMessage {
   accountId: number;
@@ -34,7 +34,7 @@ function lastMessageOf(accountId: number, event: EventEnvelope): LastMessage | n
 /**
  * The last messages of a batch of message events, written in one statement: per conversation
  * the newest message (of equals, the latest event: an update refreshes it). `flush` before
- * anything reads them back, and `flushAtCommit` at the end of the batch.
+ * anything reads them back, and at the end of the batch.
  */
 export class LastMessages {
   private pending = new Map<string, LastMessage>();
@@ -48,26 +48,10 @@ export class LastMessages {
   }
 
   async flush(db: Executor): Promise<void> {
-    const json = this.take();
-    if (json !== null) await db.query(upsertLastMessages([json]));
-  }
-
-  /**
-   * `flush` when nothing reads them back before the transaction ends: in a consumer's (or
-   * `withTransaction`'s) transaction the statement goes with its COMMIT (`atCommit`), a round
-   * trip fewer; elsewhere it runs at once.
-   */
-  async flushAtCommit(db: Executor): Promise<void> {
-    const json = this.take();
-    if (json !== null && !atCommit(db, UPSERT_LAST_MESSAGES(escapeLiteral(json)))) await db.query(upsertLastMessages([json]));
-  }
-
-  /** The pending rows as the statement's JSON (null: none), and none pending after. */
-  private take(): string | null {
-    if (this.pending.size === 0) return null;
+    if (this.pending.size === 0) return;
     const rows = [...this.pending.values()].map((m) => ({ account_id: m.accountId, conversation_id: m.conversationId, message_id: m.messageId, data: m.data }));
     this.pending = new Map();
-    return JSON.stringify(rows);
+    await db.query(upsertLastMessages([JSON.stringify(rows)]));
   }
 }
 

@@ -1,5 +1,4 @@
-import { escapeLiteral } from 'pg';
-import { atCommit, prepared, type Executor } from '@parley/shared';
+import { prepared, type Executor } from '@parley/shared';
 import type { Action, Condition } from './schemas';
 
 export interface RuleRow {
@@ -108,39 +107,41 @@ export interface NewRun {
   errors: unknown[];
 }
 
-const INSERT_RUNS = (rows: string) => `INSERT INTO rule_runs (account_id, rule_id, event_id, event_type, event_name, conversation_id, message_id, matched, reason, condition_results, actions, errors)
+const insertRunRows = prepared(
+  `INSERT INTO rule_runs (account_id, rule_id, event_id, event_type, event_name, conversation_id, message_id, matched, reason, condition_results, actions, errors)
      SELECT r.account_id, r.rule_id, r.event_id, r.event_type, r.event_name, r.conversation_id, r.message_id, r.matched, r.reason, r.condition_results, r.actions, r.errors
-     FROM jsonb_to_recordset(${rows}::jsonb) AS r(account_id integer, rule_id integer, event_id uuid, event_type text, event_name text, conversation_id integer,
+     FROM jsonb_to_recordset($1::jsonb) AS r(account_id integer, rule_id integer, event_id uuid, event_type text, event_name text, conversation_id integer,
        message_id bigint, matched boolean, reason text, condition_results jsonb, actions jsonb, errors jsonb)
      WHERE EXISTS (SELECT 1 FROM automation_rules a WHERE a.id = r.rule_id)
-     ON CONFLICT (rule_id, event_id) DO NOTHING`;
-const insertRunRows = prepared(INSERT_RUNS('$1'));
+     ON CONFLICT (rule_id, event_id) DO NOTHING`,
+);
 
 /**
  * Records the evaluations of one event, or of a batch of events, in one statement (hundreds of
- * rules stay one round trip); a second record for the same rule and event is ignored. In a
- * consumer's transaction the statement goes with its COMMIT (`atCommit`: nothing in it reads the
- * runs back), a round trip fewer a batch; elsewhere it runs at once.
+ * rules stay one round trip); a second record for the same rule and event is ignored.
  */
 export async function insertRuns(db: Executor, runs: NewRun[]): Promise<void> {
   if (runs.length === 0) return;
-  const json = JSON.stringify(
-    runs.map((r) => ({
-      account_id: r.accountId,
-      rule_id: r.ruleId,
-      event_id: r.eventId,
-      event_type: r.eventType,
-      event_name: r.eventName,
-      conversation_id: r.conversationId,
-      message_id: r.messageId,
-      matched: r.matched,
-      reason: r.reason,
-      condition_results: r.conditionResults,
-      actions: r.actions,
-      errors: r.errors,
-    })),
+  await db.query(
+    insertRunRows([
+      JSON.stringify(
+        runs.map((r) => ({
+          account_id: r.accountId,
+          rule_id: r.ruleId,
+          event_id: r.eventId,
+          event_type: r.eventType,
+          event_name: r.eventName,
+          conversation_id: r.conversationId,
+          message_id: r.messageId,
+          matched: r.matched,
+          reason: r.reason,
+          condition_results: r.conditionResults,
+          actions: r.actions,
+          errors: r.errors,
+        })),
+      ),
+    ]),
   );
-  if (!atCommit(db, INSERT_RUNS(escapeLiteral(json)))) await db.query(insertRunRows([json]));
 }
 
 const RUN_COLUMNS = 'id, account_id, rule_id, event_id, event_type, event_name, conversation_id, message_id, matched, reason, condition_results, actions, errors, created_at';

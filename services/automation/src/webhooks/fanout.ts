@@ -189,8 +189,7 @@ export function webhooksConsumer(deps: FanoutDeps): ConsumerSpec {
       handle: async (tx, events, each) => {
         const batch = new FanoutBatch(tx);
         for (const event of events) await each(event, () => fanOutOne(deps, tx, event, batch));
-        // Nothing reads them back before the COMMIT: they go with it.
-        await batch.lastMessages.flushAtCommit(tx);
+        await batch.lastMessages.flush(tx);
       },
     },
   };
