@@ -365,6 +365,15 @@ other engineers' test runs included): only the former is in the sums.
 
 ## Other benchmarks
 
+- **Same machine, before and after (2026-11-24, 19:24 UTC, quiet):** the host ran faster on the evening
+  of 2026-11-24 than earlier that day (the bare node:http ceiling 84k req/s against 35k), so runs of
+  different days compare by their ratios, not their CPU ms. Alternating runs of that day's first code
+  (2d39879) and its last (\`BENCH_ONLY='^(labels|list|message_create)$' --small-only\`, two pairs) gave,
+  in stack CPU ms per request: labels 0.74 / 0.74 -> 0.50 / 0.57 (express's prototype swap gone, the
+  context checked by hand); list 3.28 / 3.51 -> 3.02 / 3.85 (one statement a page: Node's share
+  1.21 -> 0.9-1.05, Postgres's as noisy as the total); message create 7.16 / 7.94 -> 6.48 / 7.33 (the
+  kernel and the consumers' round trips). The list's target is met in the full run above and missed in
+  these short runs: it sits at its bound.
 - \`pnpm --filter @parley/realtime bench\` (against a running stack, \`ulimit -n 20000\` first; settings in
   \`services/realtime/bench/cable.js\`): \`BENCH_CABLE_IDLE\` (10,000) subscribed sockets straight to one realtime
   process, its resident memory and CPU while they idle (target < 1 GB); then \`BENCH_CABLE_SUBSCRIBERS\` (1,000)
