@@ -45,7 +45,7 @@ const MISSED = {
   \`last_activity_at\` is in five of its fifteen indexes the update is never HOT, so every reply inserts
   into all fifteen. What would meet 4 ms: the columns a reply changes in a narrow table of their own (the
   list joins it) so the conversation row's update is HOT; consumers batching across events at these rates
-  (at 100-125 replies/s a batch holds about one event, so each event pays a whole consumer transaction:
+  (at a few hundred replies/s a batch holds one or a few events, so each pays a whole consumer transaction:
   BEGIN with a processed_events insert, its statements, COMMIT, an ack); and fewer services on the write
   path of a reply (the projections realtime, reports and automation each keep of a conversation's last
   message could come from one consumer). With one consumer transaction per interested service the floor
@@ -57,11 +57,14 @@ const MISSED = {
   list_p95: `At 100 req/s the list uses about 0.5-0.8 of a core with everything on two cores; its p95 is the wait
   for a core more than the work (the page statement is ~0.7 ms on Postgres at 100k). Less CPU per list
   (above) is what lowers it.`,
-  rule_p99: `Each rule message costs the stack about 40 CPU ms (the message create with its fan-out, the rule's
-  command call to the conversations service, the label change's own events and their fan-out): 200
-  messages/s needs about eight cores, so on two the queue grows for the whole run and p99 is the queue's
-  length. At 20 messages/s p99 was 0.6-0.9 s. What would meet it: the per-message cost above, and one
-  command call per batch for several conversations.`,
+  rule_p99: (r) => {
+    const ms = r.rule?.cpuMsPerRequest?.stack;
+    const cores = ms ? ` (${fmt(ms, 1)} CPU ms in this run: 200 messages/s needs about ${Math.ceil((ms * 200) / 1000)} cores)` : '';
+    return `Each rule message costs the stack the message create with its fan-out, the rule's command call to the
+  conversations service and the label change's own events with theirs${cores}; on two cores shared with
+  the load generator the queue grows for the whole run and p99 is the queue's length. What would meet it:
+  the per-message cost above, and one command call per batch for several conversations.`;
+  },
   rss: `A service holds 20-30 MB live; the rest is V8's heap slack and the node binary's pages (~45 MB of file
   pages per process). The services run with the young generation capped and the old generation grown
   1.5x past live (docs/deploy.md); the peak column shows what a limit must allow.`,
@@ -294,7 +297,7 @@ saturation; latency targets on the large account at the offered rate.
 ${summary.some((s) => s.met === false && MISSED[s.id]) ? `
 ### Where a target is missed: why, and what would meet it
 
-${summary.filter((s) => s.met === false && MISSED[s.id]).map((s) => `- **${s.what}** (${fmt(s.value, s.unit === 'CPU ms/request' ? 2 : 1)} against ${s.target}): ${MISSED[s.id]}`).join('\n')}
+${summary.filter((s) => s.met === false && MISSED[s.id]).map((s) => `- **${s.what}** (${fmt(s.value, s.unit === 'CPU ms/request' ? 2 : 1)} against ${s.target}): ${typeof MISSED[s.id] === 'function' ? MISSED[s.id](r) : MISSED[s.id]}`).join('\n')}
 ` : ''}
 ## Last run
 
