@@ -452,6 +452,15 @@ other engineers' test runs included): only the former is in the sums.
     same two cores, and the fan-out's queueing on top through the outbox. A second round a minute later
     (load average 3-8, other engineers back) fell behind in both (p50 0.3-4 s; the replica 2.9 and 1.4 ms
     per event at 0.06 and 0.02 writes a frame).
+  - Again at 19:36 UTC on final main, the machine otherwise idle (load average 2; the host faster this
+    evening, see "Same machine" above), a \`pnpm start\` stack on a fresh database, 1,000 subscribers, every
+    frame once and in order on every socket in every run: the delivery alone (\`log\`, 200/s) p50 20-21 ms,
+    **p99 47-49 ms**, realtime 3.3-3.7 CPU ms per event; through the outbox at 200/s p50 227-237 ms, p99
+    0.49-1.06 s (the stack ~9 CPU ms per event with the client: 1.8 of the 2 cores); at 100/s p50 68 ms,
+    p99 185 ms; at 20/s p50 16 ms, p99 34 ms. The channel's own part meets the 100 ms target at 200/s; the
+    whole path from the commit does not on two cores shared with the load generator, and the rise with the
+    rate (34 ms at 20/s, 185 at 100, ~0.5-1 s at 200) is queueing for a core across the fan-out's hops
+    (outbox relay, RabbitMQ, realtime's consumer and its Postgres state, the stream), not a fixed delay.
   - The load generator's client, the same way (old and new alternately against the 20 ms replica, 100/s):
     2.9-4.1 CPU ms per event before (a string per frame, an array per arrival, all arrivals filtered again
     every 500 ms while waiting), 1.3-2.8 after (the id's digits and the arrival time in typed arrays, each
