@@ -73,6 +73,23 @@ export interface ProjectionKitOptions {
 
 const validIds = (ids: Iterable<number | null | undefined>): number[] => [...new Set([...ids].filter((id): id is number => typeof id === 'number' && Number.isSafeInteger(id) && id > 0))];
 
+/**
+ * The (kind, id) pairs of the copies asked for by kind, each valid id once, as the two parallel
+ * arrays a statement unnests (`unnest($k::text[], $i::int[]) AS w (kind, id)`): what
+ * `readThroughKinds` reads, for a caller reading the copies in a statement of its own.
+ */
+export function wantedPairs(wanted: Record<string, Iterable<number | null | undefined>>): { kinds: string[]; ids: number[] } {
+  const kinds: string[] = [];
+  const ids: number[] = [];
+  for (const [kind, list] of Object.entries(wanted)) {
+    for (const id of validIds(list)) {
+      kinds.push(kind);
+      ids.push(id);
+    }
+  }
+  return { kinds, ids };
+}
+
 export class ProjectionKit {
   private readonly table: string;
   // The reads every event and page makes, prepared once per connection (db.ts `prepared`).
@@ -194,10 +211,9 @@ export class ProjectionKit {
     wanted: { [P in K]: Iterable<number | null | undefined> },
     o: ReadThroughOptions = {},
   ): Promise<{ [P in K]: Map<number, ProjectedKinds[P]> }> {
-    const kinds = Object.keys(wanted) as K[];
-    const pairs = kinds.flatMap((k) => validIds(wanted[k]).map((id) => [k, id] as const));
-    if (pairs.length === 0) return this.completeKinds(db, accountId, wanted, [], o);
-    const { rows } = await db.query<{ kind: K; id: number; data: unknown }>(this.readPairs([accountId, pairs.map((p) => p[0]), pairs.map((p) => p[1])]));
+    const pairs = wantedPairs(wanted);
+    if (pairs.ids.length === 0) return this.completeKinds(db, accountId, wanted, [], o);
+    const { rows } = await db.query<{ kind: K; id: number; data: unknown }>(this.readPairs([accountId, pairs.kinds, pairs.ids]));
     return this.completeKinds(db, accountId, wanted, rows, o);
   }
 

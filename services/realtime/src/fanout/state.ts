@@ -1,4 +1,4 @@
-import { PROJECTION_TABLE, type Executor } from '@parley/shared';
+import { PROJECTION_TABLE, wantedPairs, type Executor } from '@parley/shared';
 
 type Json = Record<string, unknown>;
 
@@ -67,7 +67,12 @@ export async function recordMessage(
   message: RecordedMessage,
   o: { last: Json | null; incoming: boolean },
 ): Promise<ConversationState> {
-  return recordMessages(db, accountId, conversationId, contactInboxId, o.last === null ? null : { json: o.last, id: message.id, version: message.updated_at ?? null }, o.incoming ? [[message.id, createdMs(message)]] : []);
+  return (await record(db, accountId, conversationId, contactInboxId, ...partsOf(message, o), null)).state;
+}
+
+/** What one message brings to the state: the last message it may be, the incoming one it adds. */
+function partsOf(message: RecordedMessage, o: { last: Json | null; incoming: boolean }): [LastMessage | null, Array<[number, number]>] {
+  return [o.last === null ? null : { json: o.last, id: message.id, version: message.updated_at ?? null }, o.incoming ? [[message.id, createdMs(message)]] : []];
 }
 
 /** Copies of the account asked for by kind (`{agent: [1, 2], inbox: [3]}`), and the table's rows of them (tombstones included, data null). */
@@ -89,17 +94,7 @@ export async function recordMessageWithCopies(
   o: { last: Json | null; incoming: boolean },
   asked: CopyRows['asked'],
 ): Promise<{ state: ConversationState; copies: CopyRows }> {
-  const kinds: string[] = [];
-  const ids: number[] = [];
-  for (const [kind, list] of Object.entries(asked)) {
-    for (const id of new Set(list)) {
-      if (typeof id === 'number' && Number.isSafeInteger(id) && id > 0) {
-        kinds.push(kind);
-        ids.push(id);
-      }
-    }
-  }
-  const { state, copies } = await record(db, accountId, conversationId, contactInboxId, o.last === null ? null : { json: o.last, id: message.id, version: message.updated_at ?? null }, o.incoming ? [[message.id, createdMs(message)]] : [], { kinds, ids });
+  const { state, copies } = await record(db, accountId, conversationId, contactInboxId, ...partsOf(message, o), wantedPairs(asked));
   return { state, copies: { asked, rows: copies } };
 }
 
