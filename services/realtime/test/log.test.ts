@@ -44,16 +44,18 @@ describe('StreamLog (Redis Streams)', () => {
     for (let i = 1; i < all.length; i++) expect(compareIds(all[i]!.id, all[i - 1]!.id)).toBe(1);
     expect((await log.after(s, all[2]!.id, 100)).map((e) => e.id)).toEqual([all[3]!.id, all[4]!.id]);
     expect(await log.lastId(s)).toBe(all[4]!.id);
-    expect(await log.canResumeAfter(s, all[0]!.id)).toBe(true);
-    expect(await log.canResumeAfter(s, '0-0')).toBe(true);
+    expect(await log.resumeFrom(s, all[0]!.id)).toEqual({ kind: 'resume' });
+    expect(await log.resumeFrom(s, '0-0')).toEqual({ kind: 'resume' });
   });
 
-  it('when the stream is lost (Redis restarted without its data) and written again, then an id from before is resync.required, and the new stream says it began', async () => {
+  it('when the stream is lost (Redis restarted without its data), then an id from before is resync.required and the whole new stream follows (from its genesis entry, or its start while it is not written)', async () => {
     const log = new StreamLog({ redis, namespace: ns, maxEvents: 1000, retentionMs: 3_600_000 });
     const s = log.accountStream(4);
     for (let n = 0; n < 3; n++) await log.append(randomUUID(), [{ stream: s, body: event(n) }]);
     const old = events(await log.after(s, '0-0', 100));
     await redis.del(s);
+    expect(await log.resumeFrom(s, old[2]!.id)).toEqual({ kind: 'restarted', at: null });
+    expect(await log.resumeFrom(s, '0-0')).toEqual({ kind: 'resume' });
     // A restart takes longer than a millisecond: new ids (time-based) come after the lost ones. Without
     // this pause the new stream could begin in the same millisecond as the last lost entry.
     await new Promise((r) => setTimeout(r, 5));
@@ -61,9 +63,10 @@ describe('StreamLog (Redis Streams)', () => {
     const now = await log.after(s, '0-0', 100);
     expect(now.map((e) => e.body)).toEqual([genesis, event(3)]);
     expect(compareIds(now[0]!.id, old[2]!.id)).toBe(1);
-    expect(await log.canResumeAfter(s, old[0]!.id)).toBe(false);
-    expect(await log.canResumeAfter(s, old[2]!.id)).toBe(false);
-    expect(await log.canResumeAfter(s, now[0]!.id)).toBe(true);
+    expect(await log.resumeFrom(s, old[0]!.id)).toEqual({ kind: 'restarted', at: now[0]!.id });
+    expect(await log.resumeFrom(s, old[2]!.id)).toEqual({ kind: 'restarted', at: now[0]!.id });
+    expect(await log.resumeFrom(s, now[0]!.id)).toEqual({ kind: 'resume' });
+    expect(await log.resumeFrom(s, '0-0')).toEqual({ kind: 'resume' });
   });
 
   it('when the stream was trimmed past an id, or the id is ahead of the stream, then resume is impossible (resync.required)', async () => {
@@ -76,11 +79,12 @@ describe('StreamLog (Redis Streams)', () => {
     for (let n = 1; n < 400; n++) pipeline.xadd(s, '*', 'e', JSON.stringify(event(n)));
     await pipeline.exec();
     await log.append(randomUUID(), [{ stream: s, body: event(400) }]);
-    expect(await log.canResumeAfter(s, first)).toBe(false);
-    expect(await log.canResumeAfter(s, await log.lastId(s))).toBe(true);
-    expect(await log.canResumeAfter(s, '99999999999999-0')).toBe(false);
-    expect(await log.canResumeAfter(log.accountStream(999), '1-0')).toBe(false);
-    expect(await log.canResumeAfter(log.accountStream(999), '0-0')).toBe(true);
+    expect(await log.resumeFrom(s, first)).toEqual({ kind: 'gone' });
+    expect(await log.resumeFrom(s, '0-0')).toEqual({ kind: 'gone' });
+    expect(await log.resumeFrom(s, await log.lastId(s))).toEqual({ kind: 'resume' });
+    expect(await log.resumeFrom(s, '99999999999999-0')).toEqual({ kind: 'gone' });
+    expect(await log.resumeFrom(log.accountStream(999), '1-0')).toEqual({ kind: 'restarted', at: null });
+    expect(await log.resumeFrom(log.accountStream(999), '0-0')).toEqual({ kind: 'resume' });
   });
 
   it('when ids are compared, then the order is the numeric one, leading zeros included', () => {

@@ -1,6 +1,7 @@
 import { bootService, type RunningService } from '@parley/shared';
 import { waitFor } from '@parley/testkit';
 import { realtimeService } from '@parley/realtime';
+import { partsOf } from '../../../services/realtime/src/parts';
 import { PLATFORM_TOKEN, startStack, type Stack } from '../../support/stack';
 import { seedAccount, type SeededAccount } from '../../support/factories';
 import { client } from '../../support/http';
@@ -134,6 +135,60 @@ describe('/cable resume, revocation and restarts', () => {
     expect(resync.message.data).toMatchObject({ account_id: acc.accountId, last_event_id: '99999999999999-0' });
     const later = await reply(conv.id, 'd');
     await s.waitFor((f) => f.identifier === ahead && f.message?.data?.id === later, 'live events after the resync');
+    s.ws.close();
+  });
+
+  it('when the log is lost (Redis restarted without its data) while a client was away, then on resume it is told once to refetch and gets all the new stream holds, once, in order', async () => {
+    const conv = await conversation();
+    const rt = stack.services['realtime'] as RunningService;
+    const { streamLog } = partsOf(rt.deps as never);
+    const stream = streamLog.contactStream(acc.accountId, conv.contactId);
+    const redis = (rt.deps as { redis: { del(key: string): Promise<number> } }).redis;
+    const c = consumer();
+    const w = watch(c, { pubsub_token: conv.pubsub }, { resume: true });
+    await w.waitForState('confirmed');
+    const before = await reply(conv.id, 'before the loss');
+    await w.waitFor((m) => m.event === 'message.created' && m.data.id === before);
+    const lostAt = w.lastId() as string;
+
+    // The stream is written again before the client comes back: its whole new stream is replayed
+    // (before, the resume went on from the newest entry and skipped what came first).
+    c.disconnect();
+    await redis.del(stream);
+    await new Promise((r) => setTimeout(r, 5));
+    const after = [await reply(conv.id, 'after the loss 1'), await reply(conv.id, 'after the loss 2')];
+    await waitFor(async () => (await streamLog.after(stream, '0-0', 10)).length === 3, { timeoutMs: 15_000, intervalMs: 20, what: 'the new stream with both replies' });
+    c.connect();
+    await w.waitFor((m) => m.event === 'message.created' && m.data.id === after[1], 'the replies of the new stream');
+    const live = await reply(conv.id, 'live');
+    await w.waitFor((m) => m.event === 'message.created' && m.data.id === live);
+    expect(messagesOf(w, conv.id).map((m) => m.data.id)).toEqual([before, ...after, live]);
+    const resyncs = w.events().filter((m) => m.event === 'resync.required');
+    expect(resyncs).toHaveLength(1);
+    expect(resyncs[0]!.data).toMatchObject({ account_id: acc.accountId, last_event_id: lostAt });
+    expect(byStreamId(resyncs[0]!.id as string, lostAt)).toBe(1);
+    const ids = w.events().map((m) => m.id as string);
+    expect(ids).toEqual([...ids].sort(byStreamId));
+    expectNoDuplicates(w);
+
+    // The client comes back before the stream is written again: confirmed, and the resync comes
+    // with the new stream's first entry, then its events.
+    const lastSeen = w.lastId() as string;
+    await redis.del(stream);
+    const s = await rawSocket(stack.gatewayUrl);
+    const identifier = JSON.stringify({ channel: 'RoomChannel', pubsub_token: conv.pubsub, last_event_id: lastSeen });
+    s.send({ command: 'subscribe', identifier });
+    await s.waitFor((f) => f.identifier === identifier && f.type === 'confirm_subscription');
+    await new Promise((r) => setTimeout(r, 200));
+    const events = () => s.frames.filter((f) => f.identifier === identifier && f.message?.event && f.message.event !== 'presence.update');
+    expect(events()).toEqual([]);
+    const next = await reply(conv.id, 'into the new stream');
+    await s.waitFor((f) => f.identifier === identifier && f.message?.event === 'message.created' && f.message.data.id === next);
+    const mine = events();
+    expect(mine.map((f) => f.message.event)).toEqual(['resync.required', 'message.created']);
+    expect(mine[0].message.data).toMatchObject({ last_event_id: lastSeen });
+    expect(byStreamId(mine[0].message.id, lastSeen)).toBe(1);
+    expect(byStreamId(mine[1].message.id, mine[0].message.id)).toBe(1);
     s.ws.close();
   });
 

@@ -150,19 +150,26 @@ export class StreamLog {
   }
 
   /**
-   * Whether every entry after `afterId` is still in the log. Entries are contiguous from the
-   * oldest one left, so an id at or past it (and not ahead of the newest) resumes. An id before
-   * it does not: trimming removed what came after it, or the id belongs to an earlier stream of
-   * that name (Redis lost its data: the stream now starts with a genesis entry newer than every
-   * id the old one gave). `0-0` (the client had nothing) resumes while nothing was trimmed.
+   * Where a subscription that last saw `afterId` goes on from. Entries are contiguous from the
+   * oldest one left, so an id at or past it (and not ahead of the newest) resumes (`resume`; `0-0`,
+   * a client that had nothing, too while nothing was trimmed). An id before it:
+   * - `restarted`: the stream started again after that id (Redis lost its data: the stream begins
+   *   with a genesis entry newer than every id the old one gave, or is not written yet) and nothing
+   *   of the new stream was trimmed, so every entry it holds came after the client's id. The client
+   *   is told that what the lost stream held after its id may be gone, and gets the whole new
+   *   stream: it goes on from the genesis entry (`at`), or from the start once the stream exists
+   *   (`at` null);
+   * - `gone`: trimming removed what came after it, or the id is ahead of the stream (one the log
+   *   never gave): the client is told to refetch and goes on from now.
    */
-  async canResumeAfter(stream: string, afterId: string): Promise<boolean> {
+  async resumeFrom(stream: string, afterId: string): Promise<{ kind: 'resume' } | { kind: 'restarted'; at: string | null } | { kind: 'gone' }> {
     const info = await this.info(stream);
-    if (!info) return afterId === '0-0';
+    if (!info) return afterId === '0-0' ? { kind: 'resume' } : { kind: 'restarted', at: null };
     const vsLast = compareIds(afterId, info.lastGenerated);
-    if (vsLast >= 0) return vsLast === 0;
-    if (info.firstEntry !== null && compareIds(afterId, info.firstEntry) >= 0) return true;
-    return afterId === '0-0' && info.entriesAdded <= info.length;
+    if (vsLast >= 0) return vsLast === 0 ? { kind: 'resume' } : { kind: 'gone' };
+    if (info.firstEntry !== null && compareIds(afterId, info.firstEntry) >= 0) return { kind: 'resume' };
+    if (info.entriesAdded > info.length || info.firstEntry === null) return { kind: 'gone' };
+    return afterId === '0-0' ? { kind: 'resume' } : { kind: 'restarted', at: info.firstEntry };
   }
 
   /** Up to `count` entries after `afterId`, oldest first. */
