@@ -97,7 +97,8 @@ function snapshot() {
     if (group === 'postgres' && !pgPids.has(st.ppid)) t += st.cutime + st.cstime;
     if (group === 'postgres' && ours !== null) {
       ticks.postgres_server = (ticks.postgres_server || 0) + t;
-      if (ours.test(cmdline(pid))) perPid[pid] = st.utime + st.stime;
+      const title = cmdline(pid);
+      if (ours.test(title)) perPid[pid] = { t: st.utime + st.stime, role: /^postgres: (?:\S+: )?svc_([a-z]+) /.exec(title)?.[1] ?? 'other' };
       continue;
     }
     ticks[group] = (ticks[group] || 0) + t;
@@ -105,7 +106,8 @@ function snapshot() {
   return { at: process.hrtime.bigint(), ticks, perPid: ours === null ? null : perPid };
 }
 
-/** CPU milliseconds per group between two snapshots (and `total`: every group but `postgres_server`). */
+/** CPU milliseconds per group between two snapshots (and `total`: every group but `postgres_server`
+ * and the `pg_<service>` split of `postgres`, by the role each backend serves). */
 function diff(a, b) {
   const out = {};
   let total = 0;
@@ -116,7 +118,12 @@ function diff(a, b) {
   }
   if (a.perPid && b.perPid) {
     let t = 0;
-    for (const [pid, v] of Object.entries(b.perPid)) t += Math.max(0, v - (a.perPid[pid] || 0));
+    for (const [pid, v] of Object.entries(b.perPid)) {
+      const d = Math.max(0, v.t - (a.perPid[pid]?.t || 0));
+      t += d;
+      // the backends' share by the service role they serve (`pg_<service>`: never in the total)
+      out[`pg_${v.role}`] = (out[`pg_${v.role}`] || 0) + d * tickMs;
+    }
     out.postgres = t * tickMs;
     total += out.postgres;
   }
@@ -136,7 +143,7 @@ function net(cpuMs, idlePerSecond, seconds) {
   for (const [g, ms] of Object.entries(cpuMs)) {
     if (g === 'total') continue;
     out[g] = Math.max(0, ms - (idlePerSecond[g] || 0) * seconds);
-    if (g !== 'postgres_server') total += out[g];
+    if (g !== 'postgres_server' && !g.startsWith('pg_')) total += out[g];
   }
   out.total = total;
   return out;
