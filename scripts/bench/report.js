@@ -39,17 +39,23 @@ const MISSED = {
   conversations). The scenario runs first of the list group and carries the list code's JIT warm-up;
   \`list_status\` and \`list_assignee\` (same work) show the warm figure. Next: fewer repeated columns per
   row, and presenting rows straight into the answer's JSON.`,
-  message: `A reply is one transaction (three round trips), but its event is then consumed on six queues in five services (automation's rules and
-  webhooks, realtime, reports, contacts, audit), each in a transaction of its own when it wants the event, published and delivered by RabbitMQ: the per-process columns above are that
-  fan-out. Postgres's share is the largest: the reply rewrites the conversation row, and since
-  \`last_activity_at\` is in five of its fifteen indexes the update is never HOT, so every reply inserts
-  into all fifteen. What would meet 4 ms: the columns a reply changes in a narrow table of their own (the
-  list joins it) so the conversation row's update is HOT; consumers batching across events at these rates
-  (at a few hundred replies/s a batch holds one or a few events, so each pays a whole consumer transaction:
-  BEGIN with a processed_events insert, its statements, COMMIT, an ack); and fewer services on the write
-  path of a reply (the projections realtime, reports and automation each keep of a conversation's last
-  message could come from one consumer). With one consumer transaction per interested service the floor
-  of this design is about 1 CPU ms a service.`,
+  message: (r) => {
+    const row = (r.scenarios ?? []).find((x) => x.key === 'message_create' && x.dataset === 'small' && x.mode === 'sat');
+    const c = row?.cpuMsPerRequest ?? {};
+    const pg = Object.entries(c).filter(([g, v]) => g.startsWith('pg_') && v >= 0.05).sort((a, b) => b[1] - a[1]);
+    const split = pg.length ? ` (${pg.map(([g, v]) => `${g.slice(3)} ${fmt(v, 2)}`).join(', ')} of its ${fmt(c.postgres, 2)}: the \`pg_<service>\` split, by the role each backend serves)` : '';
+    return `A reply is one transaction (three round trips); its event is then consumed on five queues in four services
+  (automation's rules and webhooks, realtime, reports; contacts acks an agent's reply without a transaction), each
+  in a transaction of its own, published and delivered by RabbitMQ: the per-process columns above are that fan-out,
+  and so is Postgres's share${split}. Two plans of earlier notes measured and dropped: consumers
+  already batch at this load (7-13 events per consumer transaction, counted by \`processed_events\` rows per
+  \`xmin\`), so the BEGIN, dedupe insert and COMMIT are spread thin; and the conversation row's update, never HOT
+  (\`last_activity_at\` is in five of its fifteen indexes), costs Postgres a few µs more than a HOT one
+  (pgbench on the 300-conversation table: 37-39k against 40-42k updates/s). What is left is each service's
+  own work per event. What would meet 4 ms: fewer services on a reply's path (the last-message copies
+  realtime, reports and automation each keep could come from one consumer; contacts could bind only
+  incoming messages, a change of the bus's routing keys), not faster statements.`;
+  },
   public_message: `As the account API's message create, plus the public API's own work: the contact inbox is looked up
   in the contacts service (its internal API: strong consistency for the HMAC identity check rules out a
   cached copy without a contact_inbox.updated event), and the contact's own message is also an activity

@@ -125,7 +125,10 @@ describe('realtime fault suite', () => {
       contact: contactIds.filter((id) => !contact.received.some((m) => m.event === 'message.created' && m.data.id === id)),
     });
     await waitFor(() => missing().user.length === 0 && missing().contact.length === 0, { timeoutMs: 120_000, intervalMs: 250, what: `every message of run ${tag} on the sockets (logs in ${stack.dir})` }).catch((err: Error) => {
-      throw new Error(`${err.message}; missing ${JSON.stringify(missing())}`);
+      const ids = (w: Watched) => w.received.map((m) => `${m.event}:${m.id}${m.event === 'message.created' ? `:${m.data.id}` : ''}`).join(' ');
+      throw new Error(
+        `${err.message}; missing ${JSON.stringify(missing())}\nuser got: ${ids(user)}\ncontact got: ${ids(contact)}\nrealtime and gateway logged:\n${stack.problems('realtime')}\n${stack.problems('gateway')}`,
+      );
     });
     await sleep(2000); // late duplicates would show now
     for (const w of [user, contact]) expectOnceInOrder(w);

@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { createWriteStream, mkdtempSync, rmSync } from 'node:fs';
+import { createWriteStream, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { SERVICE_REGISTRY } from '@parley/shared';
@@ -129,6 +129,22 @@ export class FaultStack {
     const r = this.replicas.find((x) => x.service === service && x.index === index);
     if (!r) throw new Error(`no replica ${service}#${index}`);
     return r;
+  }
+
+  /**
+   * The warnings and errors the services logged (`service` only, if given), the repeated
+   * retry notes left out, last `lines` of them: what a failing test puts in its message, so a CI
+   * run's output says what happened after its logs are gone.
+   */
+  problems(service?: string, lines = 40): string {
+    const out: string[] = [];
+    for (const f of readdirSync(this.dir).filter((n) => n.endsWith('.log') && (!service || n.startsWith(`${service}-`))).sort()) {
+      for (const line of readFileSync(path.join(this.dir, f), 'utf8').split('\n')) {
+        if (!/"level":(4|5|6)0/.test(line) || /will retry|stream read failed/.test(line)) continue;
+        out.push(`${f.replace(/\.log$/, '')}: ${line.slice(0, 400)}`);
+      }
+    }
+    return out.slice(-lines).join('\n');
   }
 
   async stop(): Promise<void> {
