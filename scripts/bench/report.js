@@ -370,7 +370,10 @@ capped at 8 MB a semi-space and \`HEAP_GROWING_PERCENT\` 50 (docs/deploy.md).
 ${Object.entries(r.idleMsPerSecond ?? {}).map(([k, v]) => `- ${k}: ${Object.entries(v).filter(([g]) => !['total', 'bench'].includes(g)).map(([g, x]) => `${g} ${x}`).join(', ')}`).join('\n') || 'not measured'}
 
 \`postgres\` is this database's backends, \`postgres_server\` the whole server (other databases and
-other engineers' test runs included): only the former is in the sums.
+other engineers' test runs included): only the former is in the sums. The run also splits \`postgres\`
+by the service role each backend serves (\`pg_<service>\` in the JSON and printed under each write
+scenario; every service connects as its own role, so the split is exact for backends that live through
+the scenario).
 
 ## Other benchmarks
 
@@ -467,6 +470,18 @@ other engineers' test runs included): only the former is in the sums.
     whole path from the commit does not on two cores shared with the load generator, and the rise with the
     rate (34 ms at 20/s, 185 at 100, ~0.5-1 s at 200) is queueing for a core across the fan-out's hops
     (outbox relay, RabbitMQ, realtime's consumer and its Postgres state, the stream), not a fixed delay.
+  - 2026-11-24, 20:55-21:15 UTC, another host (Intel Xeon, 2 cores; its bare node:http ceiling 92k req/s,
+    yet the stack's CPU per request ~1.25x the evening's AMD figures: message create 8.2-9.0 CPU ms in short
+    runs), a fresh database, 1,000 subscribers, 200/s through the outbox, every frame once and in order:
+    p99 0.36-0.51 s warm (1.5 s in the first, cold run). The fan-out per event, with the new split of
+    Postgres by service role: realtime 2.0-2.9, load generator 1.7-1.9, RabbitMQ 1.35-1.46 (one publish,
+    five queue deliveries and acks), Postgres 1.3-1.5 (reports 0.6, automation 0.2-0.35, conversations
+    0.24-0.29, realtime 0.06-0.18), reports 0.55-0.97, automation 0.4-0.8, conversations 0.4-0.5, contacts
+    0.2-0.3 CPU ms. Two ideas measured and dropped: reads 50 ms apart instead of 20 (\`REALTIME_FLUSH_MS\`)
+    saved realtime ~0.2 ms an event and no latency (p99 0.41-0.50 s warm); lowering the CPU priority
+    (nice 10) of the consumers off the path gave p99 0.38-0.39 s for reports and audit (no change) and
+    0.28 s with automation too (which rules' latency cannot afford). What is left is the number of
+    processes an event wakes on two shared cores.
   - The load generator's client, the same way (old and new alternately against the 20 ms replica, 100/s):
     2.9-4.1 CPU ms per event before (a string per frame, an array per arrival, all arrivals filtered again
     every 500 ms while waiting), 1.3-2.8 after (the id's digits and the arrival time in typed arrays, each

@@ -242,11 +242,12 @@ function reportScenarios(d, get) {
   ];
 }
 
-const top = (per) =>
+const top = (per, n = 3) =>
   Object.entries(per)
     .filter(([g]) => !['total', 'stack', 'bench', 'postgres_server', 'ceiling'].includes(g) && !g.startsWith('pg_'))
+    .filter(([, v]) => v > 0)
     .sort((a, b) => b[1] - a[1])
-    .slice(0, 3)
+    .slice(0, n)
     .map(([g, v]) => `${g} ${v}`)
     .join(', ');
 
@@ -281,7 +282,10 @@ async function runScenarios(ctx, d, label, modes) {
         `  ${label.padEnd(5)} ${mode.padEnd(4)} ${key.padEnd(22)} ${row.error ? `ERROR ${row.error}` : `${String(r.rps).padStart(7)} req/s  p50 ${r.latency.p50}  p95 ${r.latency.p95}  p99 ${r.latency.p99} ms  cpu ${row.cpuMsPerRequest.stack} ms/req (${top(row.cpuMsPerRequest)})${r.errors ? `  (${r.errors} errors)` : ''}`}`,
       );
       const byRole = Object.entries(row.cpuMsPerRequest ?? {}).filter(([g, v]) => g.startsWith('pg_') && v > 0);
-      if (!row.error && byRole.length) log(`        postgres by service: ${byRole.sort((x, y) => y[1] - x[1]).map(([g, v]) => `${g.slice(3)} ${v}`).join(', ')}`);
+      if (!row.error && byRole.length) {
+        log(`        by process: ${top(row.cpuMsPerRequest, 20)}`);
+        log(`        postgres by service: ${byRole.sort((x, y) => y[1] - x[1]).map(([g, v]) => `${g.slice(3)} ${v}`).join(', ')}`);
+      }
       // Let the stack settle between scenarios (consumers, GC).
       if (kind === 'read') await sleep(300);
     }
