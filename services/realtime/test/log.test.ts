@@ -48,25 +48,35 @@ describe('StreamLog (Redis Streams)', () => {
     expect(await log.resumeFrom(s, '0-0')).toEqual({ kind: 'resume' });
   });
 
-  it('when the stream is lost (Redis restarted without its data), then an id from before is resync.required and the whole new stream follows (from its genesis entry, or its start while it is not written)', async () => {
+  it('when the stream is lost (Redis restarted without its data), then an id from before is resync.required and the whole new stream follows from its genesis entry (begun at once if not written yet)', async () => {
     const log = new StreamLog({ redis, namespace: ns, maxEvents: 1000, retentionMs: 3_600_000 });
     const s = log.accountStream(4);
     for (let n = 0; n < 3; n++) await log.append(randomUUID(), [{ stream: s, body: event(n) }]);
     const old = events(await log.after(s, '0-0', 100));
     await redis.del(s);
-    expect(await log.resumeFrom(s, old[2]!.id)).toEqual({ kind: 'restarted', at: null });
+    // A client with nothing asks nothing of a missing stream.
     expect(await log.resumeFrom(s, '0-0')).toEqual({ kind: 'resume' });
+    expect(await redis.exists(s)).toBe(0);
     // A restart takes longer than a millisecond: new ids (time-based) come after the lost ones. Without
     // this pause the new stream could begin in the same millisecond as the last lost entry.
     await new Promise((r) => setTimeout(r, 5));
+    // A client of the lost stream begins the new one: its genesis entry, after the client's id.
+    const from = await log.resumeFrom(s, old[2]!.id);
+    const begun = await log.after(s, '0-0', 100);
+    expect(begun.map((e) => e.body)).toEqual([genesis]);
+    expect(from).toEqual({ kind: 'restarted', at: begun[0]!.id });
+    expect(compareIds(begun[0]!.id, old[2]!.id)).toBe(1);
+    // The fan-out's next append adds no second genesis entry.
     await log.append(randomUUID(), [{ stream: s, body: event(3) }]);
     const now = await log.after(s, '0-0', 100);
     expect(now.map((e) => e.body)).toEqual([genesis, event(3)]);
-    expect(compareIds(now[0]!.id, old[2]!.id)).toBe(1);
     expect(await log.resumeFrom(s, old[0]!.id)).toEqual({ kind: 'restarted', at: now[0]!.id });
     expect(await log.resumeFrom(s, old[2]!.id)).toEqual({ kind: 'restarted', at: now[0]!.id });
     expect(await log.resumeFrom(s, now[0]!.id)).toEqual({ kind: 'resume' });
     expect(await log.resumeFrom(s, '0-0')).toEqual({ kind: 'resume' });
+    // Once the new stream is trimmed, what came after the old id may be gone from it too: from now.
+    await redis.xtrim(s, 'MAXLEN', 1);
+    expect(await log.resumeFrom(s, old[2]!.id)).toEqual({ kind: 'gone' });
   });
 
   it('when the stream was trimmed past an id, or the id is ahead of the stream, then resume is impossible (resync.required)', async () => {
@@ -83,7 +93,6 @@ describe('StreamLog (Redis Streams)', () => {
     expect(await log.resumeFrom(s, '0-0')).toEqual({ kind: 'gone' });
     expect(await log.resumeFrom(s, await log.lastId(s))).toEqual({ kind: 'resume' });
     expect(await log.resumeFrom(s, '99999999999999-0')).toEqual({ kind: 'gone' });
-    expect(await log.resumeFrom(log.accountStream(999), '1-0')).toEqual({ kind: 'restarted', at: null });
     expect(await log.resumeFrom(log.accountStream(999), '0-0')).toEqual({ kind: 'resume' });
   });
 

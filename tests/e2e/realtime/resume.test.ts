@@ -157,7 +157,11 @@ describe('/cable resume, revocation and restarts', () => {
     await redis.del(stream);
     await new Promise((r) => setTimeout(r, 5));
     const after = [await reply(conv.id, 'after the loss 1'), await reply(conv.id, 'after the loss 2')];
-    await waitFor(async () => (await streamLog.after(stream, '0-0', 10)).length === 3, { timeoutMs: 15_000, intervalMs: 20, what: 'the new stream with both replies' });
+    const inStream = async () => (await streamLog.after(stream, '0-0', 100)).map((e) => (e.body.kind === 'event' && e.body.event === 'message.created' ? e.body.data['id'] : null));
+    await waitFor(async () => {
+      const ids = await inStream();
+      return after.every((id) => ids.includes(id));
+    }, { timeoutMs: 15_000, intervalMs: 20, what: 'the new stream with both replies' });
     c.connect();
     await w.waitFor((m) => m.event === 'message.created' && m.data.id === after[1], 'the replies of the new stream');
     const live = await reply(conv.id, 'live');
@@ -171,23 +175,26 @@ describe('/cable resume, revocation and restarts', () => {
     expect(ids).toEqual([...ids].sort(byStreamId));
     expectNoDuplicates(w);
 
-    // The client comes back before the stream is written again: confirmed, and the resync comes
-    // with the new stream's first entry, then its events.
+    // The client comes back before the stream is written again: the resync at once (the stream is
+    // begun with its genesis entry, after the client's id), then the new stream's events.
     const lastSeen = w.lastId() as string;
+    c.disconnect();
     await redis.del(stream);
+    await new Promise((r) => setTimeout(r, 5));
     const s = await rawSocket(stack.gatewayUrl);
     const identifier = JSON.stringify({ channel: 'RoomChannel', pubsub_token: conv.pubsub, last_event_id: lastSeen });
     s.send({ command: 'subscribe', identifier });
-    await s.waitFor((f) => f.identifier === identifier && f.type === 'confirm_subscription');
-    await new Promise((r) => setTimeout(r, 200));
-    const events = () => s.frames.filter((f) => f.identifier === identifier && f.message?.event && f.message.event !== 'presence.update');
-    expect(events()).toEqual([]);
+    const resync = await s.waitFor((f) => f.identifier === identifier && f.message?.event === 'resync.required');
+    expect(resync.message.data).toMatchObject({ account_id: acc.accountId, last_event_id: lastSeen });
+    expect(byStreamId(resync.message.id, lastSeen)).toBe(1);
+    // The resync's id is where the client stands: resuming from it misses nothing after it.
     const next = await reply(conv.id, 'into the new stream');
+    const again = watch(consumer(), { pubsub_token: conv.pubsub, last_event_id: resync.message.id });
+    await again.waitFor((m) => m.event === 'message.created' && m.data.id === next);
+    expect(again.events().filter((m) => m.event === 'resync.required')).toEqual([]);
     await s.waitFor((f) => f.identifier === identifier && f.message?.event === 'message.created' && f.message.data.id === next);
-    const mine = events();
+    const mine = s.frames.filter((f) => f.identifier === identifier && f.message?.event && f.message.event !== 'presence.update');
     expect(mine.map((f) => f.message.event)).toEqual(['resync.required', 'message.created']);
-    expect(mine[0].message.data).toMatchObject({ last_event_id: lastSeen });
-    expect(byStreamId(mine[0].message.id, lastSeen)).toBe(1);
     expect(byStreamId(mine[1].message.id, mine[0].message.id)).toBe(1);
     s.ws.close();
   });

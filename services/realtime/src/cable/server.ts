@@ -217,21 +217,14 @@ export class CableServer {
     if (conn.closed) return;
     let cursor = grantedAt;
     let resync = false;
-    /** The client's id from a stream that is gone and not written again yet: its genesis entry will say so. */
-    let lostAfter: string | undefined;
     if (room.last_event_id) {
       const from = await streamLog.resumeFrom(stream, room.last_event_id);
-      if (from.kind === 'resume') cursor = room.last_event_id;
-      else if (from.kind === 'gone') resync = true;
       // The stream started again after the client's id (Redis lost it): all the new one holds came
-      // after that id, so it is replayed, after the resync.required for what the lost one held.
-      else if (from.at !== null) {
-        cursor = from.at;
-        resync = true;
-      } else {
-        cursor = '0-0';
-        lostAfter = room.last_event_id;
-      }
+      // after that id, so it is replayed from its genesis entry, after the resync.required for what
+      // the lost one held. Past retention or ahead of the log: the resync, then from now.
+      if (from.kind === 'resume') cursor = room.last_event_id;
+      else if (from.kind === 'restarted') cursor = from.at;
+      resync = from.kind !== 'resume';
     }
     if (conn.closed) return;
     // Every data frame of this subscription begins with its identifier: encoded once.
@@ -251,7 +244,7 @@ export class CableServer {
         conn.subs.delete(id);
         this.send(conn, frames.reject(id));
       },
-    }, { cursor, grantedAt, lostAfter });
+    }, { cursor, grantedAt });
     conn.subs.set(identifier, sub);
     this.deps.metrics.subscriptions.inc({ outcome: 'confirmed' });
     this.send(conn, frames.confirm(identifier));

@@ -24,19 +24,16 @@ export class Subscription implements StreamListener {
   private closed = false;
   /** Control entries at or before this id are already in the grant (checked after them). */
   private readonly grantedAt: string;
-  /** The client's id from a lost stream (see StreamLog.resumeFrom), until the new stream's genesis entry. */
-  private lostAfter: string | undefined;
 
   constructor(
     readonly identifier: string,
     private grant: Grant,
     readonly stream: string,
     private readonly out: SubscriptionOutput,
-    start: { cursor: string; grantedAt: string; lostAfter?: string },
+    start: { cursor: string; grantedAt: string },
   ) {
     this.cursor = start.cursor;
     this.grantedAt = start.grantedAt;
-    this.lostAfter = start.lostAfter;
   }
 
   /** Joins the hub, replays what the log holds after the cursor, then goes live. */
@@ -79,12 +76,9 @@ export class Subscription implements StreamListener {
       const previous = this.cursor;
       this.cursor = e.id;
       if (e.body.kind === 'control' && e.body.action === 'genesis') {
-        // The stream started again after this subscription (or its client, `lostAfter`) had
-        // followed it (Redis lost the log): entries it had not read yet may be gone, so the client
-        // refetches; new ones follow.
-        const lost = previous !== '0-0' ? previous : this.lostAfter;
-        this.lostAfter = undefined;
-        if (lost !== undefined) this.out.message(this.identifier, { event: 'resync.required', data: { account_id: this.grant.accountId, last_event_id: lost }, id: e.id });
+        // The stream started again after this subscription had followed it (Redis lost the log):
+        // entries it had not read yet may be gone, so the client refetches; new ones follow.
+        if (previous !== '0-0') this.out.message(this.identifier, { event: 'resync.required', data: { account_id: this.grant.accountId, last_event_id: previous }, id: e.id });
         continue;
       }
       if (e.body.kind === 'control') {

@@ -85,6 +85,9 @@ for i = 2, #KEYS do
 end
 return 1`;
 
+/** Begins a stream that does not exist (its genesis entry), as the append script would. */
+const BEGIN = `if redis.call('EXISTS', KEYS[1]) == 0 then redis.call('XADD', KEYS[1], '*', 'e', ARGV[1]) end return 1`;
+
 /** The append script as a command of the client (EVALSHA, loaded on first use). */
 const APPEND_COMMAND = 'parleyRealtimeAppend';
 
@@ -154,17 +157,22 @@ export class StreamLog {
    * oldest one left, so an id at or past it (and not ahead of the newest) resumes (`resume`; `0-0`,
    * a client that had nothing, too while nothing was trimmed). An id before it:
    * - `restarted`: the stream started again after that id (Redis lost its data: the stream begins
-   *   with a genesis entry newer than every id the old one gave, or is not written yet) and nothing
-   *   of the new stream was trimmed, so every entry it holds came after the client's id. The client
-   *   is told that what the lost stream held after its id may be gone, and gets the whole new
-   *   stream: it goes on from the genesis entry (`at`), or from the start once the stream exists
-   *   (`at` null);
+   *   with a genesis entry newer than every id the old one gave) and nothing of the new stream was
+   *   trimmed, so every entry it holds came after the client's id. The client is told that what the
+   *   lost stream held after its id may be gone, and goes on from the genesis entry (`at`): it gets
+   *   the whole new stream. A lost stream not written again yet is begun here (its genesis entry),
+   *   so the client is told at once, with an id that comes after its own;
    * - `gone`: trimming removed what came after it, or the id is ahead of the stream (one the log
    *   never gave): the client is told to refetch and goes on from now.
    */
-  async resumeFrom(stream: string, afterId: string): Promise<{ kind: 'resume' } | { kind: 'restarted'; at: string | null } | { kind: 'gone' }> {
-    const info = await this.info(stream);
-    if (!info) return afterId === '0-0' ? { kind: 'resume' } : { kind: 'restarted', at: null };
+  async resumeFrom(stream: string, afterId: string): Promise<{ kind: 'resume' } | { kind: 'restarted'; at: string } | { kind: 'gone' }> {
+    let info = await this.info(stream);
+    if (!info) {
+      if (afterId === '0-0') return { kind: 'resume' };
+      await this.opts.redis.eval(BEGIN, 1, stream, GENESIS);
+      info = await this.info(stream);
+      if (!info) return { kind: 'gone' };
+    }
     const vsLast = compareIds(afterId, info.lastGenerated);
     if (vsLast >= 0) return vsLast === 0 ? { kind: 'resume' } : { kind: 'gone' };
     if (info.firstEntry !== null && compareIds(afterId, info.firstEntry) >= 0) return { kind: 'resume' };
