@@ -99,12 +99,37 @@ describe('StreamHub (one reader per replica, reads coalesced per flush window)',
     expect(r.pushes[1]!.at - lone).toBeLessThan(flushMs / 2);
     expect(r.pushes[1]!.ids).toEqual([loneId]);
 
+    // After a read that blocked, the hub reads once more at once (what other streams got with it):
+    // the next entry comes after that read, as it would a moment later in a live system.
+    await sleep(100);
     const nextId = await redis.xadd(stream, '*', 'e', entry(2));
     await waitFor(() => r.pushes.length === 3, { timeoutMs: 5000, intervalMs: 5, what: 'the entry after it' });
     const waited = r.pushes[2]!.at - r.pushes[1]!.at;
     expect(waited).toBeGreaterThanOrEqual(flushMs - 2);
     expect(waited).toBeLessThan(flushMs + 500);
     expect(r.pushes[2]!.ids).toEqual([nextId]);
+  });
+
+  it('when one append writes two followed streams (an agent\'s and a contact\'s), then both entries are read together, not the second a flush window later', async () => {
+    // Redis 7.0 answers a blocked XREAD with the stream that woke it; the hub reads the rest at once.
+    const flushMs = 60_000;
+    const hub = hubOf(flushMs);
+    const agent = `${ns}rt:account:4`;
+    const contact = `${ns}rt:contact:4:1`;
+    const a = new Recorder();
+    const c = new Recorder();
+    // Streams that exist (a blocked read on a missing key is not woken by a script's XADD on 7.0).
+    hub.add(agent, a, (await redis.xadd(agent, '*', 'e', entry(-1))) as string);
+    hub.add(contact, c, (await redis.xadd(contact, '*', 'e', entry(-1))) as string);
+    hub.start();
+    // Its read blocked on both (the reader's connection opens first: a read before fails and waits 500 ms).
+    await sleep(1500);
+    const ids = (await redis.eval(
+      "return {redis.call('XADD', KEYS[1], '*', 'e', ARGV[1]), redis.call('XADD', KEYS[2], '*', 'e', ARGV[1])}",
+      2, agent, contact, entry(0),
+    )) as [string, string];
+    await waitFor(() => a.ids.length === 1 && c.ids.length === 1, { timeoutMs: 10_000, intervalMs: 5, what: 'both entries (without the read at once, the second waits the 60 s window)' });
+    expect([a.ids, c.ids]).toEqual([[ids[0]], [ids[1]]]);
   });
 
   it('when a read brings as many entries as it may (a backlog), then the next read follows without waiting for the window', async () => {

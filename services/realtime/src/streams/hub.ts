@@ -28,7 +28,9 @@ const READ_COUNT = 1000;
  * a read's frames to a socket in one buffer). Under load that is one write per socket per window instead of one per event;
  * a lone entry after a quiet window is read at once (the blocking read is already waiting), so
  * only an entry that follows another within the window waits, at most `flushMs`. A read that
- * fills its COUNT has a backlog behind it and is followed at once.
+ * fills its COUNT has a backlog behind it and is followed at once, and so is a blocked read that
+ * brought entries, without blocking: Redis 7.0 answers it with the stream that woke it, and the
+ * entries the same append gave other streams (a contact's, with the agents') come with the next.
  */
 export class StreamHub {
   private readonly tails = new Map<string, Tail>();
@@ -48,7 +50,22 @@ export class StreamHub {
   async stop(): Promise<void> {
     this.stopped = true;
     this.reader?.disconnect();
+    this.wake?.();
     await this.running;
+  }
+
+  /** Ends the loop's pause at once when the hub stops. */
+  private wake: (() => void) | null = null;
+  private pause(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const done = () => {
+        clearTimeout(t);
+        this.wake = null;
+        resolve();
+      };
+      const t = setTimeout(done, ms);
+      this.wake = done;
+    });
   }
 
   /** Follows `stream` for the listener from `cursor` (the stream's newest id when it joins). */
@@ -72,26 +89,39 @@ export class StreamHub {
   private async loop(): Promise<void> {
     /** When the last read that brought entries returned (0: the next read may go at once). */
     let deliveredAt = 0;
+    /**
+     * The last read blocked and brought entries: Redis (7.0) answers a blocked XREAD with the
+     * stream that woke it, so what the same append wrote to other streams (an agent's and a
+     * contact's) is read at once, without blocking, not a flush window later.
+     */
+    let drain = false;
     while (!this.stopped) {
       const wait = deliveredAt + this.flushMs - Date.now();
-      if (wait > 0) await sleep(wait);
+      if (wait > 0 && !drain) await this.pause(wait);
       if (this.stopped) return;
       const keys = [...this.tails.keys()];
       if (keys.length === 0) {
-        await sleep(BLOCK_MS);
+        drain = false;
+        await this.pause(BLOCK_MS);
         continue;
       }
       let res: Array<[string, Array<[string, string[]]>]> | null;
+      const blocking = !drain;
       try {
         const ids = keys.map((k) => (this.tails.get(k) as Tail).cursor);
-        res = (await (this.reader as Redis).xread('COUNT', READ_COUNT, 'BLOCK', BLOCK_MS, 'STREAMS', ...keys, ...ids)) as typeof res;
+        const reader = this.reader as Redis;
+        res = (await (blocking ? reader.xread('COUNT', READ_COUNT, 'BLOCK', BLOCK_MS, 'STREAMS', ...keys, ...ids) : reader.xread('COUNT', READ_COUNT, 'STREAMS', ...keys, ...ids))) as typeof res;
       } catch (err) {
+        drain = false;
         if (this.stopped) return;
         this.log.warn({ err: (err as Error).message }, 'stream read failed; retrying');
-        await sleep(500);
+        await this.pause(500);
         continue;
       }
-      deliveredAt = res && res.length > 0 && res.every(([, rows]) => rows.length < READ_COUNT) ? Date.now() : 0;
+      const brought = !!res && res.length > 0;
+      drain = blocking && brought;
+      if (brought) deliveredAt = (res as NonNullable<typeof res>).every(([, rows]) => rows.length < READ_COUNT) ? Date.now() : 0;
+      else if (blocking) deliveredAt = 0;
       for (const [stream, rows] of res ?? []) {
         const tail = this.tails.get(stream);
         if (!tail || rows.length === 0) continue;
@@ -108,8 +138,4 @@ export class StreamHub {
       }
     }
   }
-}
-
-function sleep(ms: number): Promise<void> {
-  return new Promise((r) => setTimeout(r, ms));
 }
