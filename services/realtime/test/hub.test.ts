@@ -118,7 +118,7 @@ describe('StreamHub (one reader per replica, reads coalesced per flush window)',
     const contact = `${ns}rt:contact:4:1`;
     const a = new Recorder();
     const c = new Recorder();
-    // Streams that exist (a blocked read on a missing key is not woken by a script's XADD on 7.0).
+    // Followed from their newest entries, as subscriptions join.
     hub.add(agent, a, (await redis.xadd(agent, '*', 'e', entry(-1))) as string);
     hub.add(contact, c, (await redis.xadd(contact, '*', 'e', entry(-1))) as string);
     hub.start();
