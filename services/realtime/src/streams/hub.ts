@@ -106,7 +106,7 @@ export class StreamHub {
         continue;
       }
       let res: Array<[string, Array<[string, string[]]>]> | null;
-      const blocking = !drain;
+      const blocking: boolean = !drain;
       try {
         const ids = keys.map((k) => (this.tails.get(k) as Tail).cursor);
         const reader = this.reader as Redis;
@@ -118,7 +118,7 @@ export class StreamHub {
         await this.pause(500);
         continue;
       }
-      const brought = !!res && res.length > 0;
+      const brought: boolean = !!res && res.length > 0;
       drain = blocking && brought;
       if (brought) deliveredAt = (res as NonNullable<typeof res>).every(([, rows]) => rows.length < READ_COUNT) ? Date.now() : 0;
       else if (blocking) deliveredAt = 0;
