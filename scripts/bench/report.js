@@ -73,7 +73,9 @@ const MISSED = {
   },
   rss: `A service holds 20-30 MB live; the rest is V8's heap slack and the node binary's pages (~45 MB of file
   pages per process). The services run with the young generation capped and the old generation grown
-  1.5x past live (docs/deploy.md); the peak column shows what a limit must allow.`,
+  1.5x past live (docs/deploy.md); the peak column shows what a limit must allow. The gateway's 198 MB at
+  the end of the 2026-11-24 21:27 UTC run was not reproduced (106-116 MB when its scenarios ran again in
+  parts): "Other benchmarks", Memory.`,
 };
 
 const GROUPS = ['gateway', 'conversations', 'contacts', 'automation', 'audit', 'realtime', 'reports', 'helpcenter', 'postgres', 'rabbitmq', 'redis'];
@@ -470,9 +472,10 @@ the scenario).
     whole path from the commit does not on two cores shared with the load generator, and the rise with the
     rate (34 ms at 20/s, 185 at 100, ~0.5-1 s at 200) is queueing for a core across the fan-out's hops
     (outbox relay, RabbitMQ, realtime's consumer and its Postgres state, the stream), not a fixed delay.
-  - 2026-11-24, 20:55-21:15 UTC, another host (Intel Xeon, 2 cores; its bare node:http ceiling 92k req/s,
-    yet the stack's CPU per request ~1.25x the evening's AMD figures: message create 8.2-9.0 CPU ms in short
-    runs), a fresh database, 1,000 subscribers, 200/s through the outbox, every frame once and in order:
+  - 2026-11-24, 20:55-21:15 UTC, another host (Intel Xeon, 2 cores; its bare node:http ceiling 92k req/s;
+    the full run above on it gave the same message create as the last host's, 6.61 CPU ms, where short
+    runs of that scenario alone gave 8.2-9.0: it then runs first after the stack starts, cold), a fresh
+    database, 1,000 subscribers, 200/s through the outbox, every frame once and in order:
     p99 0.36-0.51 s warm (1.5 s in the first, cold run). The fan-out per event, with the new split of
     Postgres by service role: realtime 2.0-2.9, load generator 1.7-1.9, RabbitMQ 1.35-1.46 (one publish,
     five queue deliveries and acks), Postgres 1.3-1.5 (reports 0.6, automation 0.2-0.35, conversations
@@ -482,6 +485,13 @@ the scenario).
     (nice 10) of the consumers off the path gave p99 0.38-0.39 s for reports and audit (no change) and
     0.28 s with automation too (which rules' latency cannot afford). What is left is the number of
     processes an event wakes on two shared cores.
+  - Memory: the full run of 2026-11-24 21:27 UTC ended with the gateway at 198 MB (its peak), the only
+    service over 150 MB; the same scenarios run in three parts right after (the list, \`q\` and contacts
+    reads; the reports, public read and message writes; the rule effect) ended with it at 106-116 MB.
+    Not reproduced: V8 grows the old generation 1.5x past what is live at a major GC, so a large live
+    set at one moment (many in-flight proxied answers) leaves the heap that big until the next major
+    GC shrinks it. Next: the gateway's heap over a full run (\`--trace-gc\`, the heap metrics on
+    \`/metrics\`), and a cap (\`--max-old-space-size\`) if it is slack, not leak.
   - The load generator's client, the same way (old and new alternately against the 20 ms replica, 100/s):
     2.9-4.1 CPU ms per event before (a string per frame, an array per arrival, all arrivals filtered again
     every 500 ms while waiting), 1.3-2.8 after (the id's digits and the arrival time in typed arrays, each
