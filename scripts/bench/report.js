@@ -74,8 +74,9 @@ const MISSED = {
   rss: `A service holds 20-30 MB live; the rest is V8's heap slack and the node binary's pages (~45 MB of file
   pages per process). The services run with the young generation capped and the old generation grown
   1.5x past live (docs/deploy.md); the peak column shows what a limit must allow. The gateway's 198 MB at
-  the end of the 2026-11-24 21:27 UTC run was not reproduced (106-116 MB when its scenarios ran again in
-  parts): "Other benchmarks", Memory.`,
+  the end of the 2026-11-24 21:27 UTC run (a fresh machine: the data set generated first) was not
+  reproduced (106-116 MB when its scenarios ran again in parts, 115 MB in a second full run, whose largest
+  service was 146 MB): "Other benchmarks", Memory.`,
 };
 
 const GROUPS = ['gateway', 'conversations', 'contacts', 'automation', 'audit', 'realtime', 'reports', 'helpcenter', 'postgres', 'rabbitmq', 'redis'];
@@ -485,13 +486,14 @@ the scenario).
     (nice 10) of the consumers off the path gave p99 0.38-0.39 s for reports and audit (no change) and
     0.28 s with automation too (which rules' latency cannot afford). What is left is the number of
     processes an event wakes on two shared cores.
-  - Memory: the full run of 2026-11-24 21:27 UTC ended with the gateway at 198 MB (its peak), the only
-    service over 150 MB; the same scenarios run in three parts right after (the list, \`q\` and contacts
-    reads; the reports, public read and message writes; the rule effect) ended with it at 106-116 MB.
-    Not reproduced: V8 grows the old generation 1.5x past what is live at a major GC, so a large live
-    set at one moment (many in-flight proxied answers) leaves the heap that big until the next major
-    GC shrinks it. Next: the gateway's heap over a full run (\`--trace-gc\`, the heap metrics on
-    \`/metrics\`), and a cap (\`--max-old-space-size\`) if it is slack, not leak.
+  - Memory: the full run of 2026-11-24 21:27 UTC, on a fresh machine (it generated the large data set
+    first, with the same stack), ended with the gateway at 198 MB (its peak), the only service over
+    150 MB. Not reproduced: the same scenarios run in three parts right after ended with it at
+    106-116 MB, and a second full run at 21:58 UTC (data present; \`--no-write\`) at 115 MB (peak 115),
+    the largest service then conversations at 146 MB. V8 grows the old generation 1.5x past what is
+    live at a major GC, so a large live set at one moment leaves the heap that big until a later major
+    GC shrinks it. Next, if it recurs: the gateway's heap over a fresh run (the heap metrics on
+    \`/metrics\`; the benchmark drops the services' stdout, so \`--trace-gc\` needs a stack of its own).
   - The load generator's client, the same way (old and new alternately against the 20 ms replica, 100/s):
     2.9-4.1 CPU ms per event before (a string per frame, an array per arrival, all arrivals filtered again
     every 500 ms while waiting), 1.3-2.8 after (the id's digits and the arrival time in typed arrays, each
