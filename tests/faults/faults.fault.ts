@@ -160,7 +160,20 @@ describe('fault suite', () => {
         return s.runs.length === s.ids.length && s.notes >= s.ids.length && s.hooks.size === s.ids.length && s.audits.length === s.canned.length;
       },
       { timeoutMs: 120_000, intervalMs: 1000, what: `every consumer to catch up on run ${tag} (logs in ${stack.dir})` },
-    );
+    ).catch(async (err: Error) => {
+      // What is missing where, and what the services logged: a CI failure explains itself.
+      const s = await state().catch(() => null);
+      const ran = new Set(s?.runs.map((r) => Number(r.message_id)) ?? []);
+      const summary = s && {
+        messages: s.ids.length,
+        ruleRunsMissing: s.ids.filter((id) => !ran.has(id)),
+        notes: s.notes,
+        webhooksMissing: s.ids.filter((id) => !s.hooks.has(id)),
+        canned: s.canned.length,
+        audits: s.audits.length,
+      };
+      throw new Error(`${err.message}\nstate: ${JSON.stringify(summary)}\nservices logged:\n${stack.problems(undefined, 60)}`);
+    });
     await sleep(3000); // late duplicates would show now
     const s = await state();
     const count = (list: string[]) => list.reduce((m, k) => m.set(k, (m.get(k) ?? 0) + 1), new Map<string, number>());
