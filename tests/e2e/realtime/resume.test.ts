@@ -143,7 +143,7 @@ describe('/cable resume, revocation and restarts', () => {
     const rt = stack.services['realtime'] as RunningService;
     const { streamLog } = partsOf(rt.deps as never);
     const stream = streamLog.contactStream(acc.accountId, conv.contactId);
-    const redis = (rt.deps as { redis: { del(key: string): Promise<number> } }).redis;
+    const { redis } = rt.deps;
     const c = consumer();
     const w = watch(c, { pubsub_token: conv.pubsub }, { resume: true });
     await w.waitForState('confirmed');
