@@ -1,8 +1,9 @@
 import type { PoolClient } from 'pg';
 import { accountOf, defineConsumer, type ConversationSnapshot, type ProjectionKit, type TypedEnvelope } from '@parley/shared';
 import { businessHoursOf, type BusinessHours } from './business-hours';
+import { bumpRollups } from './rollups';
 import { deleteLabel, renameLabel, upsertLabel } from './labels';
-import { appendFact, applySnapshot, applySnapshotWithFact, deleteAccount, deleteConversation, lockConversation, rebuildConversation, type ConversationState, type NewFact } from './repository';
+import { applyFact, applySnapshot, deleteAccount, deleteConversation, lockConversation, rebuildConversation, type ConversationState, type NewFact } from './repository';
 
 /** What every fact copies from the conversation as it was after the change. */
 function context(snap: ConversationSnapshot) {
@@ -38,13 +39,11 @@ async function applyToConversation(
   }
   const hours = await inboxHours(projections, tx, accountId, fact.inbox_id, state.inbox_copy, event.id);
   const full = { ...fact, business_hours: hours, account_id: accountId, conversation_id: snap.id, event_id: event.id };
-  // The snapshot kept and the fact recorded in one statement.
-  const recorded = await applySnapshotWithFact(tx, { ...snap, account_id: accountId }, event.occurred_at, full);
-  if (!recorded) return;
-  const { timeline } = state;
-  if (recorded.appends && timeline && state.created_at !== null && timeline.createdAt === state.created_at.getTime()) {
-    await appendFact(tx, accountId, snap.id, timeline, full, recorded.items);
-  } else await rebuildConversation(tx, accountId, snap.id, state.created_at ?? createdAt, recorded.items);
+  // The snapshot kept, the fact recorded and, if it comes after the others, its events: one statement.
+  const applied = await applyFact(tx, state, { ...snap, account_id: accountId }, event.occurred_at, full);
+  if (!applied) return;
+  if (applied.appended) await bumpRollups(tx, accountId, applied.items);
+  else await rebuildConversation(tx, accountId, snap.id, state.created_at ?? createdAt, applied.items);
 }
 
 /**

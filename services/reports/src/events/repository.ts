@@ -1,6 +1,6 @@
 import { prepared, type ConversationSnapshot, type Executor } from '@parley/shared';
 import { startTimeline, stepTimeline, type DerivedEvent, type Fact, type ReportingEventName, type Timeline } from './timeline';
-import { bumpRollups, rollupArrays, rollupsInsertSql, type RollupItem } from './rollups';
+import { bumpRollups, dropGatheredRollups, type RollupItem } from './rollups';
 
 export interface ConversationState {
   account_id: number;
@@ -125,11 +125,6 @@ export interface NewFact extends Fact {
   seq: number;
 }
 
-/**
- * Records a fact once (a redelivered event adds nothing). Answers null when it was there already,
- * else whether it comes after every other fact of its conversation (then the stored timeline can
- * take it alone) and the rollup items it adds (the caller adds them with the events').
- */
 /** The fact's insert, its account and conversation `$1` and `$2`, its other 16 values from `$i` (`factParams`). */
 const factInsertSql = (i: number): string =>
   `INSERT INTO conversation_facts (account_id, conversation_id, event_id, kind, at, seq, inbox_id, assignee_id, team_id, message_type, private,
@@ -140,56 +135,69 @@ const factParams = (f: NewFact): unknown[] => [
   f.event_id, f.kind, f.at, f.seq, f.inbox_id, f.assignee_id, f.team_id, f.message_type, f.private, f.sender_type, f.sender_id,
   f.automated, f.status_from, f.status_to, f.actor_type, f.business_hours === null ? null : JSON.stringify(f.business_hours),
 ];
-/** Whether the inserted fact (`ins`) comes after every other fact of its conversation. */
-const APPENDS = `SELECT true AS recorded, c.last_fact_at IS NOT NULL AND (c.last_fact_at, c.last_fact_seq) <= (ins.at, ins.seq) AS appends
-     FROM ins JOIN conversations c ON c.account_id = $1 AND c.id = $2`;
-
-const insertFactRow = prepared(`WITH ins AS (${factInsertSql(3)}) ${APPENDS}`);
-
-export async function insertFact(tx: Executor, f: NewFact): Promise<{ appends: boolean; items: RollupItem[] } | null> {
-  const r = await tx.query<{ appends: boolean }>(insertFactRow([f.account_id, f.conversation_id, ...factParams(f)]));
-  const row = r.rows[0];
-  return row ? { appends: row.appends, items: factItems(f, 1) } : null;
-}
 
 /**
- * `applySnapshot` then `insertFact`, in one statement (data-modifying CTEs: the snapshot's update
- * $1-$11, the fact's insert $12-$27; neither reads what the other writes: the fact's place is read
- * from the conversation's last fact, which the snapshot leaves alone): a round trip fewer per fact.
+ * A fact's whole write, in one statement (data-modifying CTEs), a round trip per fact:
+ * - the snapshot kept if it is the newest ($1-$11, as `applySnapshot`);
+ * - the fact recorded once ($12-$27; a redelivered event adds nothing);
+ * - if the fact comes after every other fact of its conversation and the caller derived its
+ *   events from the stored timeline (`$28`), those events inserted ($30-$38) and the timeline
+ *   moved past the fact ($29).
+ * The conversation's row is updated once, the snapshot's columns and the timeline's together
+ * (Postgres updates a row once per statement). The fact's place is read from the row as it was
+ * before the statement: the snapshot never moves the last fact.
  */
-const snapshotWithFact = prepared(
-  `WITH snap AS (${SNAPSHOT_UPDATE}, true AS updated), ins AS (${factInsertSql(12)})
-   SELECT s.*, f.recorded, f.appends FROM (SELECT 1) one LEFT JOIN snap s ON true LEFT JOIN (${APPENDS}) f ON true`,
-);
+const FACT_WRITE = `WITH ins AS (${factInsertSql(12)}),
+  f AS (SELECT true AS recorded, $28::boolean AND c.last_fact_at IS NOT NULL AND (c.last_fact_at, c.last_fact_seq) <= (ins.at, ins.seq) AS appends
+          FROM ins JOIN conversations c ON c.account_id = $1 AND c.id = $2),
+  events AS (${eventsInsertSql(1, 30)} WHERE (SELECT appends FROM f)),
+  up AS (UPDATE conversations c SET
+           inbox_id = CASE WHEN newer THEN $3::bigint ELSE c.inbox_id END,
+           status = CASE WHEN newer THEN $4::text ELSE c.status END,
+           assignee_id = CASE WHEN newer THEN $5::bigint ELSE c.assignee_id END,
+           team_id = CASE WHEN newer THEN $6::bigint ELSE c.team_id END,
+           labels = CASE WHEN newer THEN $7::text[] ELSE c.labels END,
+           waiting_since = CASE WHEN newer THEN $8::timestamptz ELSE c.waiting_since END,
+           first_reply_created_at = CASE WHEN newer THEN $9::timestamptz ELSE c.first_reply_created_at END,
+           created_at = CASE WHEN newer THEN $10::timestamptz ELSE c.created_at END,
+           version_at = CASE WHEN newer THEN $11::timestamptz ELSE c.version_at END,
+           timeline = CASE WHEN appends THEN $29::jsonb ELSE c.timeline END,
+           last_fact_at = CASE WHEN appends THEN $14::timestamptz ELSE c.last_fact_at END,
+           last_fact_seq = CASE WHEN appends THEN $15::bigint ELSE c.last_fact_seq END
+         FROM (SELECT o.account_id, o.id, o.created_at, o.assignee_id, o.team_id, o.inbox_id, o.version_at <= $11::timestamptz AS newer, coalesce(f.appends, false) AS appends
+                 FROM conversations o LEFT JOIN f ON true WHERE o.account_id = $1 AND o.id = $2) o
+        WHERE c.account_id = o.account_id AND c.id = o.id AND NOT c.deleted AND (o.newer OR o.appends)
+        RETURNING o.newer AS updated, c.created_at, c.assignee_id, c.team_id, c.inbox_id,
+                  o.created_at AS old_created_at, o.assignee_id AS old_assignee_id, o.team_id AS old_team_id, o.inbox_id AS old_inbox_id)
+  SELECT u.*, f.recorded, f.appends FROM (SELECT 1) one LEFT JOIN up u ON true LEFT JOIN f ON true`;
+const factWrite = prepared(FACT_WRITE);
 
-export async function applySnapshotWithFact(tx: Executor, snap: ConversationSnapshot, occurredAt: string, f: NewFact): Promise<{ appends: boolean; items: RollupItem[] } | null> {
-  const r = await tx.query<Partial<SnapshotRow> & { updated: boolean | null; recorded: boolean | null; appends: boolean }>(
-    snapshotWithFact([...snapshotParams(snap, occurredAt), ...factParams(f)]),
+/**
+ * Applies a fact to its locked conversation (`state`, from `lockConversation`) in one statement
+ * (`FACT_WRITE`): when the stored timeline can take it (it is there and begins at the known
+ * creation time), the fact's events are derived from it beforehand and written if the fact
+ * indeed comes after every other. Answers null when the fact was there already; else whether it
+ * was appended, and the rollup items of the fact and of its events (the caller adds them: a
+ * fact that was not appended needs its conversation rebuilt, which adds the events' own).
+ */
+export async function applyFact(tx: Executor, state: ConversationState, snap: ConversationSnapshot, occurredAt: string, f: NewFact): Promise<{ appended: boolean; items: RollupItem[] } | null> {
+  const { timeline } = state;
+  const canAppend = timeline !== null && state.created_at !== null && timeline.createdAt === state.created_at.getTime();
+  const events = canAppend ? stepTimeline(timeline, f) : [];
+  const r = await tx.query<Partial<SnapshotRow> & { updated: boolean | null; recorded: boolean | null; appends: boolean | null }>(
+    factWrite([
+      ...snapshotParams(snap, occurredAt),
+      ...factParams(f),
+      canAppend,
+      canAppend ? timeline : null,
+      ...eventArrays(events.map((e) => ({ ...e, conversation_id: f.conversation_id }))),
+    ]),
   );
   const row = r.rows[0];
   await countMove(tx, snap.account_id, row?.updated ? (row as SnapshotRow) : undefined);
-  return row?.recorded ? { appends: row.appends, items: factItems(f, 1) } : null;
-}
-
-/**
- * `appendFact`'s writes in one statement: the derived events ($6-$14, `eventsInsertSql`), their
- * rollups and the fact's ($15-$22, `rollupsInsertSql`), the timeline moved ($3-$5). Empty arrays
- * insert nothing.
- */
-const appendWrites = prepared(
-  `WITH events AS (${eventsInsertSql(1, 6)}), bump AS (${rollupsInsertSql(1, 15)})
-   UPDATE conversations SET timeline = $3, last_fact_at = $4, last_fact_seq = $5 WHERE account_id = $1::bigint AND id = $2`,
-);
-
-/**
- * A fact that comes after every other of its conversation: its events derived from the stored
- * timeline alone (what deriving all the facts again would add), written with their rollups and the
- * fact's (`items`), and the timeline moved past it, in one statement.
- */
-export async function appendFact(tx: Executor, accountId: number, conversationId: number, timeline: Timeline, fact: Fact & { seq: number }, items: RollupItem[]): Promise<void> {
-  const events = stepTimeline(timeline, fact);
-  const rollups = [...items, ...events.map((e) => eventItem(e, 1))];
-  await tx.query(appendWrites([accountId, conversationId, timeline, fact.at, fact.seq, ...eventArrays(events.map((e) => ({ ...e, conversation_id: conversationId }))), ...rollupArrays(rollups)]));
+  if (!row?.recorded) return null;
+  const appended = row.appends === true;
+  return { appended, items: [...factItems(f, 1), ...(appended ? events.map((e) => eventItem(e, 1)) : [])] };
 }
 
 const num = (v: unknown) => (v === null || v === undefined ? null : Number(v));
@@ -371,5 +379,6 @@ export async function deleteConversation(tx: Executor, accountId: number, conver
 
 /** Everything of a deleted account. */
 export async function deleteAccount(tx: Executor, accountId: number): Promise<void> {
+  dropGatheredRollups(tx, accountId);
   for (const t of ['rollups', 'reporting_events', 'conversation_facts', 'conversations']) await tx.query(`DELETE FROM ${t} WHERE account_id = $1`, [accountId]);
 }

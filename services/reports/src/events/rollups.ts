@@ -1,4 +1,4 @@
-import { prepared, type Executor } from '@parley/shared';
+import { gatherForCommit, prepared, type Executor } from '@parley/shared';
 
 /**
  * One thing a metric counts, as the rollups (migration 004) add it up: a reporting event (metric =
@@ -47,15 +47,41 @@ export function rollupArrays(items: readonly RollupItem[]): unknown[] {
   ];
 }
 
+/** The items a transaction adds, by account, written together at its commit (`bumpRollups`). */
+type Gathered = Map<number, RollupItem[]>;
+const GATHERED = 'reports.rollups';
+
 /**
- * Adds items to the rollups in the caller's transaction: one statement, the rows it touches in key
+ * Adds items to the rollups in the caller's transaction, one statement that touches its rows in key
  * order (two transactions touching the same rows take them in the same order). Values are summed
  * as numeric, as rebuild_rollups and the reports' raw reads sum them, so any way of adding up
  * gives the same number.
+ *
+ * In a consumer batch's transaction (or `withTransaction`'s) the items are gathered and written
+ * once, at its commit: a batch's messages mostly bump the same rows (the account's hour, day and
+ * month, the agent's, the inbox's), which are then updated once per batch instead of once per
+ * message. Nothing in a transaction reads the rollups it changes.
  */
 export async function bumpRollups(tx: Executor, accountId: number, items: readonly RollupItem[]): Promise<void> {
   if (items.length === 0) return;
-  await tx.query(addToRollups([accountId, ...rollupArrays(items)]));
+  const gathered = gatherForCommit<Gathered>(tx, GATHERED, () => new Map(), writeGathered);
+  if (!gathered) return writeRollups(tx, accountId, items);
+  const list = gathered.get(accountId);
+  if (list) list.push(...items);
+  else gathered.set(accountId, [...items]);
+}
+
+/** An account deleted in the transaction: what it gathered for that account's rollups is dropped with them. */
+export function dropGatheredRollups(tx: Executor, accountId: number): void {
+  gatherForCommit<Gathered>(tx, GATHERED, () => new Map(), writeGathered)?.delete(accountId);
+}
+
+async function writeGathered(tx: Executor, gathered: Gathered): Promise<void> {
+  for (const [accountId, items] of [...gathered].sort((a, b) => a[0] - b[0])) await writeRollups(tx, accountId, items);
+}
+
+async function writeRollups(tx: Executor, accountId: number, items: readonly RollupItem[]): Promise<void> {
+  if (items.length > 0) await tx.query(addToRollups([accountId, ...rollupArrays(items)]));
 }
 
 /** Recomputes an account's rollups from its rows (replay, the benchmark's generator). */
