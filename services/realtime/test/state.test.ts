@@ -3,7 +3,7 @@ import { createTestDatabase, type TestDatabase } from '@parley/testkit';
 import { randomUUID } from 'node:crypto';
 import { NotFoundError, ProjectionKit, type EventEnvelope, type Peers } from '@parley/shared';
 import { BatchCache } from '../src/fanout/batch';
-import { createdMs, readState, readStates, recordMessage, recordMessageWithCopies, unreadCount } from '../src/fanout/state';
+import { createdMs, readState, readStates, recordMessage, recordMessageWithCopies, recordStates, unreadCount } from '../src/fanout/state';
 
 /** The channel's conversation state against a real Postgres: the last chat message by version, the latest incoming messages. */
 describe('conversation state', () => {
@@ -74,6 +74,30 @@ describe('conversation state', () => {
     // A private note or an outgoing message touches neither.
     const reply = msg(200, '2026-01-01T11:01:00.000Z', 'reply');
     expect((await recordMessage(pg, 1, 2, null, reply, { last: null, incoming: false })).incoming).toHaveLength(10);
+  });
+
+  it("when a batch's states of several conversations are written in one statement, then each merges with what is stored as one at a time would: a newer stored message stays, incoming messages are a set", async () => {
+    const at = (s: number) => `2026-02-01T10:00:${String(s).padStart(2, '0')}.000Z`;
+    // Conversation 61 holds a newer message (a replica wrote it meanwhile), 62 an older one, 63 nothing.
+    const newer = msg(500, at(30), 'stored, newer');
+    await recordMessage(pg, 4, 61, null, newer, { last: newer, incoming: true });
+    const older = msg(400, at(10), 'stored, older');
+    await recordMessage(pg, 4, 62, null, older, { last: older, incoming: true });
+    const last = (id: number, s: number) => ({ json: { id, content: `batch ${id}` }, id, version: at(s) });
+    await recordStates(pg, [
+      { accountId: 4, conversationId: 62, last: last(450, 20), incoming: [[450, Date.parse(at(20))], [400, Date.parse(at(10))]] },
+      { accountId: 4, conversationId: 61, last: last(450, 20), incoming: [[450, Date.parse(at(20))]] },
+      { accountId: 4, conversationId: 63, last: null, incoming: [[460, Date.parse(at(21))]] },
+    ]);
+    const [s61, s62, s63] = [await readState(pg, 4, 61, null), await readState(pg, 4, 62, null), await readState(pg, 4, 63, null)];
+    expect(s61.lastMessage).toMatchObject({ id: 500, content: 'stored, newer' });
+    expect(s61.incoming.map((e) => e[0])).toEqual([500, 450]);
+    expect(s62.lastMessage).toMatchObject({ id: 450, content: 'batch 450' });
+    expect(s62.incoming.map((e) => e[0])).toEqual([450, 400]);
+    expect(s63.lastMessage).toBeNull();
+    expect(s63.incoming.map((e) => e[0])).toEqual([460]);
+    // An empty batch writes nothing and does not fail.
+    await recordStates(pg, []);
   });
 
   it('when a batch of message events is handled in memory, then each event sees the state one at a time would give it, and the written state is the same', async () => {

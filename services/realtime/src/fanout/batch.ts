@@ -1,5 +1,5 @@
 import type { ConversationSnapshot, EventEnvelope, Executor, ProjectedKinds, ProjectionKit } from '@parley/shared';
-import { recordMessages, type ConversationState, type LastMessage, type RecordedMessage } from './state';
+import { recordStates, type ConversationState, type RecordedMessage, type StateWrite } from './state';
 
 type Json = Record<string, unknown>;
 type Copies = { [K in 'inbox' | 'contact' | 'agent' | 'agent_bot' | 'team']: Map<number, ProjectedKinds[K]> };
@@ -32,7 +32,7 @@ export class BatchCache {
   private readonly copies = new Map<number, Copies>();
   /** `kind:id` per account: what was asked for (absent from `copies` = unknown or removed). */
   private readonly asked = new Map<number, Set<string>>();
-  private readonly writes = new Map<string, { accountId: number; conversationId: number; contactInboxId: number | null; last: LastMessage | null; incoming: Array<[number, number]> }>();
+  private readonly writes = new Map<string, StateWrite>();
 
   static async prefetch(db: Executor, projections: ProjectionKit, events: EventEnvelope[], readStates: (db: Executor, convs: ConversationSnapshot[]) => Promise<Map<string, ConversationState>>): Promise<BatchCache | null> {
     if (events.length < 2 || !events.every((e) => READ_ONLY.has(e.type))) return null;
@@ -104,7 +104,7 @@ export class BatchCache {
     const k = key(conv.account_id, conv.id);
     const state = this.states.get(k);
     if (!state) return undefined;
-    const write = this.writes.get(k) ?? { accountId: conv.account_id, conversationId: conv.id, contactInboxId: conv.contact_inbox_id, last: null, incoming: [] };
+    const write = this.writes.get(k) ?? { accountId: conv.account_id, conversationId: conv.id, last: null, incoming: [] };
     this.writes.set(k, write);
     let next = state;
     if (o.last) {
@@ -127,9 +127,9 @@ export class BatchCache {
     return next;
   }
 
-  /** Writes the batch's changed states, one statement per conversation, with the merge one at a time uses. */
+  /** Writes the batch's changed states, one statement for all its conversations, with the merge one at a time uses. */
   async flush(db: Executor): Promise<void> {
-    for (const w of this.writes.values()) await recordMessages(db, w.accountId, w.conversationId, w.contactInboxId, w.last, w.incoming);
+    await recordStates(db, [...this.writes.values()]);
     this.writes.clear();
   }
 }

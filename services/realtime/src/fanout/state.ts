@@ -99,20 +99,27 @@ export async function recordMessageWithCopies(
 }
 
 /**
- * `recordMessage` for several messages of one conversation at once (a batch): `last` the newest
- * of them that may be the last message, `incoming` every new incoming message. The merge is the
- * same whatever the order, so a replica writing the conversation meanwhile loses nothing.
+ * How a message's row merges into the stored state (`s`, the row proposed `EXCLUDED`):
+ * - the last message is replaced only by a newer message, or by the same one at a later version;
+ * - incoming messages are a set: the newest 10, each once.
+ * The same whatever the order two writers arrive in, so a replica writing meanwhile loses nothing.
  */
-export async function recordMessages(
-  db: Executor,
-  accountId: number,
-  conversationId: number,
-  contactInboxId: number | null,
-  last: LastMessage | null,
-  incoming: Array<[number, number]>,
-): Promise<ConversationState> {
-  return (await record(db, accountId, conversationId, contactInboxId, last, incoming, null)).state;
-}
+const MERGE = `ON CONFLICT (account_id, conversation_id) DO UPDATE SET
+         (last_message, last_message_id, last_message_version) = (
+           SELECT CASE WHEN newer THEN EXCLUDED.last_message ELSE s.last_message END,
+                  CASE WHEN newer THEN EXCLUDED.last_message_id ELSE s.last_message_id END,
+                  CASE WHEN newer THEN EXCLUDED.last_message_version ELSE s.last_message_version END
+             FROM (SELECT EXCLUDED.last_message_id IS NOT NULL AND (
+                     s.last_message_id IS NULL OR s.last_message_id < EXCLUDED.last_message_id
+                     OR (s.last_message_id = EXCLUDED.last_message_id
+                         AND (s.last_message_version IS NULL OR EXCLUDED.last_message_version IS NULL OR s.last_message_version <= EXCLUDED.last_message_version))
+                   ) AS newer) n),
+         incoming = CASE WHEN EXCLUDED.incoming = '[]'::jsonb THEN s.incoming ELSE (
+           SELECT coalesce(jsonb_agg(e ORDER BY (e->>0)::bigint DESC), '[]'::jsonb) FROM (
+             SELECT DISTINCT ON ((e->>0)::bigint) e FROM jsonb_array_elements(s.incoming || EXCLUDED.incoming) e ORDER BY (e->>0)::bigint DESC LIMIT 10) t) END`;
+
+/** Newest first, at most 10, each once: what the merge keeps (an insert keeps it as given). */
+const incomingJson = (incoming: Array<[number, number]>) => JSON.stringify([...new Map(incoming.map((e) => [e[0], e] as const)).values()].sort((a, b) => b[0] - a[0]).slice(0, 10));
 
 async function record(
   db: Executor,
@@ -132,19 +139,7 @@ async function record(
     `WITH up AS (
        INSERT INTO conversation_state AS s (account_id, conversation_id, last_message, last_message_id, last_message_version, incoming)
        VALUES ($1, $2, $3::jsonb, $4::bigint, $5::timestamptz, $6::jsonb)
-       ON CONFLICT (account_id, conversation_id) DO UPDATE SET
-         (last_message, last_message_id, last_message_version) = (
-           SELECT CASE WHEN newer THEN EXCLUDED.last_message ELSE s.last_message END,
-                  CASE WHEN newer THEN EXCLUDED.last_message_id ELSE s.last_message_id END,
-                  CASE WHEN newer THEN EXCLUDED.last_message_version ELSE s.last_message_version END
-             FROM (SELECT EXCLUDED.last_message_id IS NOT NULL AND (
-                     s.last_message_id IS NULL OR s.last_message_id < EXCLUDED.last_message_id
-                     OR (s.last_message_id = EXCLUDED.last_message_id
-                         AND (s.last_message_version IS NULL OR EXCLUDED.last_message_version IS NULL OR s.last_message_version <= EXCLUDED.last_message_version))
-                   ) AS newer) n),
-         incoming = CASE WHEN EXCLUDED.incoming = '[]'::jsonb THEN s.incoming ELSE (
-           SELECT coalesce(jsonb_agg(e ORDER BY (e->>0)::bigint DESC), '[]'::jsonb) FROM (
-             SELECT DISTINCT ON ((e->>0)::bigint) e FROM jsonb_array_elements(s.incoming || EXCLUDED.incoming) e ORDER BY (e->>0)::bigint DESC LIMIT 10) t) END
+       ${MERGE}
        RETURNING s.last_message, s.incoming)
      SELECT up.last_message, up.incoming, (SELECT source_id FROM contact_inbox_sources WHERE account_id = $1 AND contact_inbox_id = $7) AS source_id${copiesSql} FROM up`,
     [
@@ -153,13 +148,43 @@ async function record(
       last === null ? null : JSON.stringify(last.json),
       last === null ? null : last.id,
       last === null ? null : last.version,
-      // Newest first, at most 10, each once: what the update's merge keeps (an insert keeps it as given).
-      JSON.stringify([...new Map(incoming.map((e) => [e[0], e] as const)).values()].sort((a, b) => b[0] - a[0]).slice(0, 10)),
+      incomingJson(incoming),
       contactInboxId,
       ...(copies ? [copies.kinds, copies.ids] : []),
     ],
   );
   return { state: stateOf(rows[0]), copies: rows[0]?.copies ?? [] };
+}
+
+/** What a batch writes to one conversation's state: the newest message of it that may be the last, its new incoming messages. */
+export interface StateWrite {
+  accountId: number;
+  conversationId: number;
+  last: LastMessage | null;
+  incoming: Array<[number, number]>;
+}
+
+/**
+ * `recordMessage` for the messages of a batch, one statement for all their conversations (one row each,
+ * in key order: two writers take the rows in the same order), with the same merge. Answers nothing:
+ * the batch kept the states it needs.
+ */
+export async function recordStates(db: Executor, writes: readonly StateWrite[]): Promise<void> {
+  if (writes.length === 0) return;
+  const sorted = [...writes].sort((a, b) => a.accountId - b.accountId || a.conversationId - b.conversationId);
+  await db.query(
+    `INSERT INTO conversation_state AS s (account_id, conversation_id, last_message, last_message_id, last_message_version, incoming)
+     SELECT * FROM unnest($1::int[], $2::int[], $3::jsonb[], $4::bigint[], $5::timestamptz[], $6::jsonb[])
+     ${MERGE}`,
+    [
+      sorted.map((w) => w.accountId),
+      sorted.map((w) => w.conversationId),
+      sorted.map((w) => (w.last === null ? null : JSON.stringify(w.last.json))),
+      sorted.map((w) => (w.last === null ? null : w.last.id)),
+      sorted.map((w) => (w.last === null ? null : w.last.version)),
+      sorted.map((w) => incomingJson(w.incoming)),
+    ],
+  );
 }
 
 /** The states of several conversations (a batch's), by `account:conversation`, in one query. */
