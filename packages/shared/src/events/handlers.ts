@@ -78,7 +78,15 @@ export function accountOf(event: Pick<EventEnvelope, 'type' | 'account_id' | 'da
  * Only for handlers whose effects are all in that transaction (a handler that calls another
  * service to change something would repeat the call when its batch is retried).
  */
-export function inBatches(spec: HandleSpec, opts: { size: number; maxWaitMs: number }): BatchSpec {
+export function inBatches(
+  spec: HandleSpec,
+  opts: {
+    size: number;
+    maxWaitMs: number;
+    /** Runs first, in the batch's transaction, with all its events: reads the handlers would each make, made at once. */
+    before?: (tx: PoolClient, events: EventEnvelope[]) => Promise<void>;
+  },
+): BatchSpec {
   const { handle, ...rest } = spec;
   return {
     ...rest,
@@ -86,6 +94,7 @@ export function inBatches(spec: HandleSpec, opts: { size: number; maxWaitMs: num
       size: opts.size,
       maxWaitMs: opts.maxWaitMs,
       handle: async (tx, events, each) => {
+        await opts.before?.(tx, events);
         // Each event in its own consumer span: a delivery it queues stays in the request's trace.
         for (const event of events) await each(event, () => handle(tx, event));
       },

@@ -1,4 +1,4 @@
-import { prepared, type ConversationSnapshot, type Executor } from '@parley/shared';
+import { gatherForCommit, prepared, type ConversationSnapshot, type Executor } from '@parley/shared';
 import { startTimeline, stepTimeline, type DerivedEvent, type Fact, type ReportingEventName, type Timeline } from './timeline';
 import { bumpRollups, dropGatheredRollups, type RollupItem } from './rollups';
 
@@ -24,20 +24,75 @@ const lock = prepared(
 
 type LockRow = Omit<ConversationState, 'inbox_copy'> & { inbox_copy_id: number | null; inbox_copy_data: unknown };
 
+const stateOfRow = ({ inbox_copy_id: copyId, inbox_copy_data: copyData, ...row }: LockRow): ConversationState => ({
+  ...row,
+  account_id: Number(row.account_id),
+  id: Number(row.id),
+  inbox_copy: copyId === null ? null : { kind: 'inbox', id: Number(copyId), data: copyData },
+});
+
+/** Rows `lockConversations` locked and read for a transaction, each used once, by `account:conversation`, with the inbox asked for. */
+type Prefetched = Map<string, { inboxId: number | null; state: ConversationState }>;
+const PREFETCHED = 'reports.locked';
+const prefetchedIn = (tx: Executor) => gatherForCommit<Prefetched>(tx, PREFETCHED, () => new Map(), async () => undefined);
+
 /**
  * The conversation's row, created empty when first seen, locked for the rest of the transaction:
  * events of one conversation (handled concurrently from one batch, or by two replicas) are
  * applied one after the other, and each sees the facts the previous one committed. `inboxId`:
- * the inbox whose copy's row comes back with it (`inbox_copy`).
+ * the inbox whose copy's row comes back with it (`inbox_copy`). A row `lockConversations` read
+ * for this transaction is answered from memory, once (a second event of the conversation reads
+ * what the first wrote).
  */
 export async function lockConversation(tx: Executor, accountId: number, id: number, inboxId: number | null = null): Promise<ConversationState> {
+  const cache = prefetchedIn(tx);
+  const key = `${accountId}:${id}`;
+  const hit = cache?.get(key);
+  if (hit) {
+    cache?.delete(key);
+    if (inboxId === null) return { ...hit.state, inbox_copy: null };
+    if (hit.inboxId === inboxId) return hit.state;
+  }
   let r = await tx.query<LockRow>(lock([accountId, id, inboxId]));
   if (r.rows.length === 0) {
     await tx.query('INSERT INTO conversations (account_id, id) VALUES ($1, $2) ON CONFLICT DO NOTHING', [accountId, id]);
     r = await tx.query<LockRow>(lock([accountId, id, inboxId]));
   }
-  const { inbox_copy_id: copyId, inbox_copy_data: copyData, ...row } = r.rows[0] as LockRow;
-  return { ...row, account_id: Number(row.account_id), id: Number(row.id), inbox_copy: copyId === null ? null : { kind: 'inbox', id: Number(copyId), data: copyData } };
+  return stateOfRow(r.rows[0] as LockRow);
+}
+
+const lockMany = prepared(
+  `SELECT c.account_id, c.id, c.created_at, c.deleted, c.timeline, i.id AS inbox_copy_id, i.data AS inbox_copy_data
+     FROM unnest($2::bigint[], $3::int[]) AS w (id, inbox)
+     JOIN conversations c ON c.account_id = $1 AND c.id = w.id
+     LEFT JOIN projections i ON i.account_id = c.account_id AND i.kind = 'inbox' AND i.id = w.inbox
+    ORDER BY c.id FOR UPDATE OF c`,
+);
+
+/**
+ * `lockConversation` for the conversations a batch's events name, one statement per account (rows
+ * locked in id order), each with its inbox's copy: the events' own calls then take their row from
+ * memory instead of a round trip each. Only for a transaction in which nothing else writes those
+ * rows before each one's first `lockConversation` (a batch of conversation and message events);
+ * outside a consumer's or `withTransaction`'s transaction it does nothing. A conversation never
+ * seen before is left to `lockConversation`, which creates its row.
+ */
+export async function lockConversations(tx: Executor, wanted: ReadonlyArray<{ accountId: number; id: number; inboxId: number | null }>): Promise<void> {
+  const cache = prefetchedIn(tx);
+  if (!cache || wanted.length === 0) return;
+  const byAccount = new Map<number, Map<number, number | null>>();
+  for (const w of wanted) {
+    let ids = byAccount.get(w.accountId);
+    if (!ids) byAccount.set(w.accountId, (ids = new Map()));
+    if (!ids.has(w.id)) ids.set(w.id, w.inboxId);
+  }
+  for (const [accountId, ids] of [...byAccount].sort((a, b) => a[0] - b[0])) {
+    const r = await tx.query<LockRow>(lockMany([accountId, [...ids.keys()], [...ids.values()]]));
+    for (const row of r.rows) {
+      const state = stateOfRow(row);
+      cache.set(`${accountId}:${state.id}`, { inboxId: ids.get(state.id) ?? null, state });
+    }
+  }
 }
 
 const fromUnix = (s: number | null) => (s === null ? null : new Date(s * 1000));

@@ -1,0 +1,113 @@
+import { randomUUID } from 'node:crypto';
+import { Pool } from 'pg';
+import { createTestDatabase, type TestDatabase } from '@parley/testkit';
+import { begin, commit, inBatches, NotFoundError, ProjectionKit, rollback, type EventEnvelope, type Peers } from '@parley/shared';
+import { lockBatch, reportsConsumer } from '../src/events/consumer';
+
+/**
+ * The reports consumer in batch mode against a real Postgres: a batch locks and reads its
+ * conversations at once (`lockBatch`) and gathers its rollups for the commit; what it derives
+ * must be what the same events give one transaction each.
+ */
+describe('reports consumer: a batch gives what one event at a time gives', () => {
+  let db: TestDatabase;
+  let pg: Pool;
+  // Owners that know nothing (an inbox copy is a 404: no working hours): the copies are not what this test is about.
+  const missing = async () => {
+    throw new NotFoundError();
+  };
+  const peers = { contacts: { contact: missing }, identity: { agent: missing, team: missing, agentBot: missing }, conversations: { inbox: missing } } as unknown as Peers;
+  const kit = new ProjectionKit({ log: { warn: () => undefined } as never, peers });
+  const spec = inBatches(reportsConsumer(kit), { size: 50, maxWaitMs: 0, before: lockBatch });
+  const T0 = Date.parse('2026-03-02T09:00:00.000Z');
+
+  beforeAll(async () => {
+    db = await createTestDatabase();
+    pg = new Pool({ connectionString: db.url, options: '-c search_path=reports', max: 1 });
+  });
+  afterAll(async () => {
+    await pg?.end();
+    await db?.drop();
+  });
+
+  /** Runs events as the kernel runs a batch: one transaction, the batch's handler over all of them. */
+  const inOneTransaction = async (events: EventEnvelope[]) => {
+    const tx = await pg.connect();
+    try {
+      await begin(tx);
+      await spec.batch.handle(tx, events, (_event, fn) => fn());
+      await commit(tx);
+    } catch (err) {
+      await rollback(tx);
+      throw err;
+    } finally {
+      tx.release();
+    }
+  };
+
+  const conversation = (accountId: number, id: number, status = 'open') => ({
+    id, display_id: id, uuid: randomUUID(), account_id: accountId, inbox_id: 7, status, priority: null, labels: [], assignee_id: 3, team_id: null,
+    contact_id: null, contact_inbox_id: null, snoozed_until: null, custom_attributes: {}, additional_attributes: {}, muted: false,
+    waiting_since: null, first_reply_created_at: null, last_activity_at: Math.floor(T0 / 1000), created_at: Math.floor(T0 / 1000),
+  });
+  const envelope = (accountId: number, type: string, data: unknown, atMs: number, actor: { type: string; id: number | null } = { type: 'system', id: null }, changes: unknown = null) =>
+    ({ id: randomUUID(), type, version: 1, occurred_at: new Date(atMs).toISOString(), account_id: accountId, actor, request_id: null, data, changes }) as unknown as EventEnvelope;
+  const message = (accountId: number, convId: number, id: number, type: 0 | 1, atMs: number) =>
+    envelope(accountId, 'message.created', {
+      id, account_id: accountId, inbox_id: 7, conversation_id: convId, message_type: type, content: `m${id}`, content_type: 'text', content_attributes: {},
+      private: false, status: 'sent', sender_type: type === 0 ? 'Contact' : 'User', sender_id: type === 0 ? 90 : 3, source_id: null,
+      created_at: Math.floor(atMs / 1000), conversation: conversation(accountId, convId),
+    }, atMs, type === 0 ? { type: 'contact', id: 90 } : { type: 'user', id: 3 });
+
+  /** Two conversations' histories, the second conversation's events between the first's: two events of one conversation in a batch. */
+  const history = (accountId: number) => [
+    message(accountId, 1, 11, 0, T0 + 60_000),
+    message(accountId, 2, 21, 0, T0 + 90_000),
+    message(accountId, 1, 12, 1, T0 + 300_000),
+    message(accountId, 1, 13, 0, T0 + 600_000),
+    message(accountId, 2, 22, 1, T0 + 650_000),
+    message(accountId, 1, 14, 1, T0 + 1_200_000),
+    envelope(accountId, 'conversation.status_changed', conversation(accountId, 1, 'resolved'), T0 + 1_500_000, { type: 'user', id: 3 }, { status: ['open', 'resolved'] }),
+  ];
+
+  const derived = async (accountId: number) => ({
+    events: (await pg.query('SELECT conversation_id, name, value, event_start_time, event_end_time, user_id FROM reporting_events WHERE account_id = $1 ORDER BY 1, 5, 2', [accountId])).rows,
+    conversations: (await pg.query('SELECT id, status, timeline, last_fact_at, last_fact_seq FROM conversations WHERE account_id = $1 ORDER BY id', [accountId])).rows,
+    rollups: (await pg.query('SELECT metric, dim, grain, bucket, dim_id, n, v FROM rollups WHERE account_id = $1 ORDER BY 1, 2, 3, 4, 5', [accountId])).rows,
+  });
+
+  it('when two events of one conversation come in one batch with its row locked and read beforehand, then the second sees what the first wrote, and events, timelines and rollups are those of one event at a time', async () => {
+    // The conversations exist first (a conversation never seen is created by its first event, not read beforehand).
+    for (const accountId of [5, 6]) await inOneTransaction([1, 2].map((id) => envelope(accountId, 'conversation.created', conversation(accountId, id), T0)));
+    // Account 5: the whole history in one batch; account 6: one transaction per event.
+    const batch = history(5);
+    await inOneTransaction(batch);
+    for (const event of history(6)) await inOneTransaction([event]);
+    const [batched, oneByOne] = [await derived(5), await derived(6)];
+    // What one at a time derives: first responses, reply times, a resolution.
+    expect(oneByOne.events.map((e) => `${e.conversation_id} ${e.name} ${e.value}`)).toEqual([
+      '1 first_response 300',
+      '1 reply_time 240',
+      '1 reply_time 600',
+      '1 conversation_resolved 1500',
+      '2 first_response 650',
+      '2 reply_time 560',
+    ]);
+    expect(batched).toEqual(oneByOne);
+    // A redelivered batch changes nothing (the facts' event ids).
+    await inOneTransaction(batch);
+    expect(await derived(5)).toEqual(batched);
+  });
+  it('when a batch holds a late fact of a conversation (its events rebuilt) and then a later one, then the later one is derived from the rebuilt timeline, as one at a time', async () => {
+    for (const accountId of [7, 8]) await inOneTransaction([envelope(accountId, 'conversation.created', conversation(accountId, 1), T0)]);
+    const first = (accountId: number) => [message(accountId, 1, 11, 0, T0 + 60_000), message(accountId, 1, 12, 1, T0 + 300_000), message(accountId, 1, 13, 0, T0 + 600_000)];
+    // A reply of 400 s that arrives after the message of 600 s, then a reply at 900 s.
+    const second = (accountId: number) => [message(accountId, 1, 15, 1, T0 + 400_000), message(accountId, 1, 16, 1, T0 + 900_000)];
+    await inOneTransaction(first(7));
+    await inOneTransaction(second(7));
+    for (const event of [...first(8), ...second(8)]) await inOneTransaction([event]);
+    const [batched, oneByOne] = [await derived(7), await derived(8)];
+    expect(oneByOne.events.map((e) => `${e.name} ${e.value}`)).toEqual(['first_response 300', 'reply_time 240', 'reply_time 300']);
+    expect(batched).toEqual(oneByOne);
+  });
+});
