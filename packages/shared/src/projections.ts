@@ -90,6 +90,17 @@ export function wantedPairs(wanted: Record<string, Iterable<number | null | unde
   return { kinds, ids };
 }
 
+/**
+ * A scalar subquery answering, as one JSON array, the projection rows (tombstones included, data
+ * null) of the pairs `wantedPairs` gives, passed as parameters `$kinds` (text[]) and `$kinds + 1`
+ * (int[]), of the account `$account`: a column a caller's own statement adds, so the copies come
+ * with it instead of a round trip of their own (`completeKinds` then reads through only misses).
+ */
+export function copiesColumnSql(account: number, kinds: number, table = PROJECTION_TABLE): string {
+  return `(SELECT coalesce(jsonb_agg(jsonb_build_object('kind', p.kind, 'id', p.id, 'data', p.data)), '[]'::jsonb)
+          FROM ${table} p JOIN unnest($${kinds}::text[], $${kinds + 1}::int[]) AS w (kind, id) ON p.kind = w.kind AND p.id = w.id WHERE p.account_id = $${account})`;
+}
+
 export class ProjectionKit {
   private readonly table: string;
   // The reads every event and page makes, prepared once per connection (db.ts `prepared`).

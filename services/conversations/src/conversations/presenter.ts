@@ -25,6 +25,17 @@ export interface KnownRefs {
   copies: Array<{ kind: string; id: number; data: unknown }>;
 }
 
+/** The copies that presenting `conversations` and `messages` names: contacts, agents (assignees, senders), teams and bots. */
+export function wantedRefs(conversations: ReadonlyArray<Pick<ConversationRow, 'contact_id' | 'assignee_id' | 'team_id'>>, messages: ReadonlyArray<Pick<MessageRow, 'sender_type' | 'sender_id'>>) {
+  const sentBy = (type: string) => messages.filter((m) => m.sender_type === type).map((m) => m.sender_id);
+  return {
+    contact: [...conversations.map((c) => c.contact_id), ...sentBy('Contact')],
+    agent: [...conversations.map((c) => c.assignee_id), ...sentBy('User')],
+    team: conversations.map((c) => c.team_id),
+    agent_bot: sentBy('AgentBot'),
+  };
+}
+
 export async function loadRefs(
   db: Executor,
   projections: Projections,
@@ -35,11 +46,7 @@ export async function loadRefs(
   /** The caller's teams and the copies when the caller's query read them already (the list). */
   known?: KnownRefs,
 ): Promise<Refs> {
-  const contactIds = [...conversations.map((c) => c.contact_id), ...messages.filter((m) => m.sender_type === 'Contact').map((m) => m.sender_id)];
-  const agentIds = [...conversations.map((c) => c.assignee_id), ...messages.filter((m) => m.sender_type === 'User').map((m) => m.sender_id)];
-  const teamIds = conversations.map((c) => c.team_id);
-  const botIds = messages.filter((m) => m.sender_type === 'AgentBot').map((m) => m.sender_id);
-  const wanted = { contact: contactIds, agent: agentIds, team: teamIds, agent_bot: botIds };
+  const wanted = wantedRefs(conversations, messages);
   const userId = userIdOf(ctx);
   // The caller's teams matter only for `meta.team.is_member`, so only when a conversation has a team.
   const teamsShown = conversations.some((c) => c.team_id !== null);

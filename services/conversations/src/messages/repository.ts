@@ -1,4 +1,4 @@
-import type { Executor } from '@parley/shared';
+import { copiesColumnSql, wantedPairs, type Executor } from '@parley/shared';
 import type { AttachmentMeta, MessageRow } from '../common/rows';
 
 /** The columns a new message is inserted with; the optional ones have defaults. */
@@ -13,23 +13,38 @@ export type NewMessage = Pick<
  * same statement (a reply is one round trip fewer).
  */
 export async function insertMessage(tx: Executor, m: NewMessage, participants: number[] = []): Promise<MessageRow> {
+  return (await insertMessageWithCopies(tx, m, participants, null)).message;
+}
+
+/** Projection rows of the copies a statement read with it (`copiesColumnSql`). */
+export type CopyRows = Array<{ kind: string; id: number; data: unknown }>;
+
+/**
+ * `insertMessage` that also answers, from the same statement, the projection rows of the copies
+ * `wanted` names (the message's sender, for its answer): a round trip fewer than reading them after.
+ */
+export async function insertMessageWithCopies(tx: Executor, m: NewMessage, participants: number[], wanted: Record<string, Array<number | null | undefined>> | null): Promise<{ message: MessageRow; copies: CopyRows }> {
   const insert = `INSERT INTO messages (account_id, inbox_id, conversation_id, message_type, content, content_type, content_attributes,
        additional_attributes, external_source_ids, attachments, private, status, source_id, sender_type, sender_id)
      VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14,$15) RETURNING *`;
-  const { rows } = await tx.query<MessageRow>(
-    participants.length === 0
+  const pairs = wanted ? wantedPairs(wanted) : null;
+  const copies = pairs ? `, ${copiesColumnSql(1, 17)} AS copies__` : '';
+  const { rows } = await tx.query<MessageRow & { copies__?: CopyRows }>(
+    participants.length === 0 && !pairs
       ? insert
       : `WITH m AS (${insert}),
          p AS (INSERT INTO conversation_participants (account_id, conversation_id, user_id) SELECT $1, $3, u FROM unnest($16::int[]) AS u ON CONFLICT DO NOTHING)
-         SELECT * FROM m`,
+         SELECT *${copies} FROM m`,
     [
       m.account_id, m.inbox_id, m.conversation_id, m.message_type, m.content, m.content_type, JSON.stringify(m.content_attributes),
       JSON.stringify(m.additional_attributes ?? {}), JSON.stringify(m.external_source_ids ?? {}), JSON.stringify(m.attachments ?? []),
       m.private, m.status ?? 'sent', m.source_id, m.sender_type, m.sender_id,
-      ...(participants.length === 0 ? [] : [participants]),
+      ...(participants.length === 0 && !pairs ? [] : [participants]),
+      ...(pairs ? [pairs.kinds, pairs.ids] : []),
     ],
   );
-  return rows[0] as MessageRow;
+  const { copies__: found, ...message } = rows[0] as MessageRow & { copies__?: CopyRows };
+  return { message: message as MessageRow, copies: found ?? [] };
 }
 
 export async function findMessage(db: Executor, accountId: number, conversationId: string, id: number, opts: { forUpdate?: boolean } = {}): Promise<MessageRow | null> {

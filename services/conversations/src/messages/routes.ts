@@ -50,7 +50,7 @@ export const messageRoutes = [
       const contentType = body.content_type ?? 'text';
       assertHasContent(body.content, files, contentType);
       const cause = { ctx };
-      const { message: m, conversation: c } = await mutateConversation(pool, cause, accountId, params.conversation_id, (tx, conv) =>
+      const { message: m, conversation: c, copies } = await mutateConversation(pool, cause, accountId, params.conversation_id, (tx, conv) =>
         createMessage(tx, cause, conv, {
           message_type: type,
           content: body.content ?? null,
@@ -60,9 +60,10 @@ export const messageRoutes = [
           source_id: body.source_id ?? null,
           ...senderFor(ctx, conv, type),
           files,
-        }, { last: true }),
+        }, { last: true, senderCopies: true }),
       );
-      const refs = await loadRefs(pool, projections, ctx, accountId, [], [m]);
+      // The sender's copy came with the insert: only a miss is read through.
+      const refs = await loadRefs(pool, projections, ctx, accountId, [], [m], { copies: copies ?? [], myTeams: new Set() });
       return messageData(m, c, refs, 0, body.echo_id);
     },
   }),

@@ -6,7 +6,8 @@ import { messageSnapshot } from '../common/snapshots';
 import { changeConversation, emit, type Cause } from '../conversations/changes';
 import type { ConversationPatch } from '../conversations/repository';
 import { imageSize } from './image-size';
-import { insertAttachmentBlob, insertMessage, markSentMessagesRead, updateMessageRow } from './repository';
+import { insertAttachmentBlob, insertMessageWithCopies, markSentMessagesRead, updateMessageRow, type CopyRows } from './repository';
+import { wantedRefs } from '../conversations/presenter';
 
 /** A file of a multipart body. */
 export interface UploadedFile {
@@ -76,13 +77,17 @@ export async function createMessage(
   cause: Cause,
   conv: ConversationRow,
   input: MessageInput,
-  /** `last`: the caller's transaction changes the conversation no more after this (see ChangeOptions). */
-  opts: { last?: boolean } = {},
-): Promise<{ message: MessageRow; conversation: ConversationRow }> {
+  /**
+   * `last`: the caller's transaction changes the conversation no more after this (see ChangeOptions).
+   * `senderCopies`: the copies presenting the message names (its sender), read by its insert, come back as `copies`.
+   */
+  opts: { last?: boolean; senderCopies?: boolean } = {},
+): Promise<{ message: MessageRow; conversation: ConversationRow; copies?: CopyRows }> {
   const { files, ...fields } = input;
   // The sender (and a note's mentioned agents) take part from this message on: added by its insert.
   const { users } = participantsOf(fields);
-  let message = await insertMessage(tx, { account_id: conv.account_id, inbox_id: conv.inbox_id, conversation_id: conv.id, ...fields }, users);
+  const inserted = await insertMessageWithCopies(tx, { account_id: conv.account_id, inbox_id: conv.inbox_id, conversation_id: conv.id, ...fields }, users, opts.senderCopies ? wantedRefs([], [fields]) : null);
+  let message = inserted.message;
   if (files && files.length > 0) {
     const metas: AttachmentMeta[] = [];
     for (const f of files) {
@@ -112,7 +117,7 @@ export async function createMessage(
   const after = await changeConversation(tx, cause, conv, patch, { statusActivity, last: opts.last });
   await recordParticipation(tx, after, message, { participantsAdded: true });
   await emit(tx, cause, 'message.created', after.account_id, messageSnapshot(message, after));
-  return { message, conversation: after };
+  return { message, conversation: after, ...(opts.senderCopies ? { copies: inserted.copies } : {}) };
 }
 
 export type MessagePatch = Parameters<typeof updateMessageRow>[3];

@@ -59,8 +59,10 @@ export function publicMessageData(m: MessageRow, conv: ConversationRow, refs: Re
   return out;
 }
 
-export async function presentPublicMessages(db: Executor, projections: Projections, scope: PublicScope, conv: ConversationRow, messages: MessageRow[]): Promise<PublicMessageResponse[]> {
-  const refs = await loadRefs(db, projections, scope.ctx, scope.inbox.account_id, [], messages);
+/** `ownOnly`: the messages are the scope's contact's own (just sent): the contact the scope holds is their sender, no copy is read. */
+export async function presentPublicMessages(db: Executor, projections: Projections, scope: PublicScope, conv: ConversationRow, messages: MessageRow[], opts: { ownOnly?: boolean } = {}): Promise<PublicMessageResponse[]> {
+  const known = opts.ownOnly ? { copies: [{ kind: 'contact', id: scope.contact.id, data: scope.contact }], myTeams: new Set<number>() } : undefined;
+  const refs = await loadRefs(db, projections, scope.ctx, scope.inbox.account_id, [], messages, known);
   return messages.map((m) => publicMessageData(m, conv, refs, scope));
 }
 

@@ -158,7 +158,7 @@ export const publicRoutes = [
           files,
         }, { last: true });
       });
-      return (await presentPublicMessages(deps.pool, deps.projections, scope, conv, [message]))[0];
+      return (await presentPublicMessages(deps.pool, deps.projections, scope, conv, [message], { ownOnly: true }))[0];
     },
   }),
   route({

@@ -1,4 +1,4 @@
-import { PROJECTION_TABLE, wantedPairs, type Executor } from '@parley/shared';
+import { copiesColumnSql, wantedPairs, type Executor } from '@parley/shared';
 
 type Json = Record<string, unknown>;
 
@@ -131,10 +131,7 @@ async function record(
   copies: { kinds: string[]; ids: number[] } | null,
 ): Promise<{ state: ConversationState; copies: CopyRows['rows'] }> {
   // The copies' rows (the projection kit's readThroughKinds query) as one JSON array in the row.
-  const copiesSql = copies
-    ? `, (SELECT coalesce(jsonb_agg(jsonb_build_object('kind', p.kind, 'id', p.id, 'data', p.data)), '[]'::jsonb)
-          FROM ${PROJECTION_TABLE} p JOIN unnest($8::text[], $9::int[]) AS w (kind, id) ON p.kind = w.kind AND p.id = w.id WHERE p.account_id = $1) AS copies`
-    : '';
+  const copiesSql = copies ? `, ${copiesColumnSql(1, 8)} AS copies` : '';
   const { rows } = await db.query<StateRow & { copies?: CopyRows['rows'] }>(
     `WITH up AS (
        INSERT INTO conversation_state AS s (account_id, conversation_id, last_message, last_message_id, last_message_version, incoming)
