@@ -1,4 +1,5 @@
 import { asCaller } from '@parley/testkit';
+import { MESSAGE_COLUMNS } from '../src/common/rows';
 import { createConversation, createInbox, expectError } from './fixtures';
 import { startHarness, type Harness, type TestAccount } from './harness';
 
@@ -17,6 +18,13 @@ describe('messages (service level)', () => {
   beforeEach(async () => {
     acc = await h.account();
     inbox = await createInbox(h, acc);
+  });
+
+  it('when the messages table is read by its prepared statements, then MESSAGE_COLUMNS lists its every column, in order (a column a migration adds must join it)', async () => {
+    const { rows } = await h.svc.deps.pool.query<{ name: string }>(
+      `SELECT column_name AS name FROM information_schema.columns WHERE table_schema = current_schema() AND table_name = 'messages' ORDER BY ordinal_position`,
+    );
+    expect(MESSAGE_COLUMNS.split(', ')).toEqual(rows.map((r) => r.name));
   });
 
   it('when an agent replies, then the message is outgoing from them and message.created carries the conversation snapshot', async () => {

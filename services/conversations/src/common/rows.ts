@@ -58,6 +58,13 @@ export interface ConversationRow {
 
 export type SenderType = 'Contact' | 'User' | 'AgentBot' | 'Captain::Assistant';
 
+/**
+ * Every column of `messages`, as `MessageRow` has them: what prepared statements return instead of
+ * `*` (a prepared statement's result type is fixed; a column a migration adds would break it).
+ */
+export const MESSAGE_COLUMNS =
+  'id, account_id, inbox_id, conversation_id, message_type, content, content_type, content_attributes, additional_attributes, external_source_ids, attachments, private, status, source_id, sender_type, sender_id, deleted, created_at, updated_at';
+
 export interface MessageRow {
   id: string;
   account_id: number;

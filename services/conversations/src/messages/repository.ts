@@ -1,5 +1,5 @@
-import { copiesColumnSql, wantedPairs, type Executor } from '@parley/shared';
-import type { AttachmentMeta, MessageRow } from '../common/rows';
+import { copiesColumnSql, prepared, wantedPairs, type Executor } from '@parley/shared';
+import { MESSAGE_COLUMNS, type AttachmentMeta, type MessageRow } from '../common/rows';
 
 /** The columns a new message is inserted with; the optional ones have defaults. */
 export type NewMessage = Pick<
@@ -23,25 +23,25 @@ export type CopyRows = Array<{ kind: string; id: number; data: unknown }>;
  * `insertMessage` that also answers, from the same statement, the projection rows of the copies
  * `wanted` names (the message's sender, for its answer): a round trip fewer than reading them after.
  */
-export async function insertMessageWithCopies(tx: Executor, m: NewMessage, participants: number[], wanted: Record<string, Array<number | null | undefined>> | null): Promise<{ message: MessageRow; copies: CopyRows }> {
-  const insert = `INSERT INTO messages (account_id, inbox_id, conversation_id, message_type, content, content_type, content_attributes,
+const INSERT_MESSAGE = `INSERT INTO messages (account_id, inbox_id, conversation_id, message_type, content, content_type, content_attributes,
        additional_attributes, external_source_ids, attachments, private, status, source_id, sender_type, sender_id)
-     VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14,$15) RETURNING *`;
+     VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14,$15) RETURNING ${MESSAGE_COLUMNS}`;
+const WITH_PARTICIPANTS = `WITH m AS (${INSERT_MESSAGE}),
+         p AS (INSERT INTO conversation_participants (account_id, conversation_id, user_id) SELECT $1, $3, u FROM unnest($16::int[]) AS u ON CONFLICT DO NOTHING)`;
+// Every message runs one of these: prepared, they are parsed and planned once per connection.
+const insertAlone = prepared(INSERT_MESSAGE);
+const insertWithParticipants = prepared(`${WITH_PARTICIPANTS} SELECT * FROM m`);
+const insertWithCopies = prepared(`${WITH_PARTICIPANTS} SELECT *, ${copiesColumnSql(1, 17)} AS copies__ FROM m`);
+
+export async function insertMessageWithCopies(tx: Executor, m: NewMessage, participants: number[], wanted: Record<string, Array<number | null | undefined>> | null): Promise<{ message: MessageRow; copies: CopyRows }> {
   const pairs = wanted ? wantedPairs(wanted) : null;
-  const copies = pairs ? `, ${copiesColumnSql(1, 17)} AS copies__` : '';
+  const values = [
+    m.account_id, m.inbox_id, m.conversation_id, m.message_type, m.content, m.content_type, JSON.stringify(m.content_attributes),
+    JSON.stringify(m.additional_attributes ?? {}), JSON.stringify(m.external_source_ids ?? {}), JSON.stringify(m.attachments ?? []),
+    m.private, m.status ?? 'sent', m.source_id, m.sender_type, m.sender_id,
+  ];
   const { rows } = await tx.query<MessageRow & { copies__?: CopyRows }>(
-    participants.length === 0 && !pairs
-      ? insert
-      : `WITH m AS (${insert}),
-         p AS (INSERT INTO conversation_participants (account_id, conversation_id, user_id) SELECT $1, $3, u FROM unnest($16::int[]) AS u ON CONFLICT DO NOTHING)
-         SELECT *${copies} FROM m`,
-    [
-      m.account_id, m.inbox_id, m.conversation_id, m.message_type, m.content, m.content_type, JSON.stringify(m.content_attributes),
-      JSON.stringify(m.additional_attributes ?? {}), JSON.stringify(m.external_source_ids ?? {}), JSON.stringify(m.attachments ?? []),
-      m.private, m.status ?? 'sent', m.source_id, m.sender_type, m.sender_id,
-      ...(participants.length === 0 && !pairs ? [] : [participants]),
-      ...(pairs ? [pairs.kinds, pairs.ids] : []),
-    ],
+    pairs ? insertWithCopies([...values, participants, pairs.kinds, pairs.ids]) : participants.length > 0 ? insertWithParticipants([...values, participants]) : insertAlone(values),
   );
   const { copies__: found, ...message } = rows[0] as MessageRow & { copies__?: CopyRows };
   return { message: message as MessageRow, copies: found ?? [] };
