@@ -1,4 +1,4 @@
-import { copiesColumnSql, wantedPairs, type Executor } from '@parley/shared';
+import { copiesColumnSql, prepared, wantedPairs, type Executor } from '@parley/shared';
 
 type Json = Record<string, unknown>;
 
@@ -153,6 +153,19 @@ async function record(
   return { state: stateOf(rows[0]), copies: rows[0]?.copies ?? [] };
 }
 
+// Each batch runs these two: prepared, parsed and planned once per connection.
+const writeStates = prepared(
+  `INSERT INTO conversation_state AS s (account_id, conversation_id, last_message, last_message_id, last_message_version, incoming)
+   SELECT * FROM unnest($1::int[], $2::int[], $3::jsonb[], $4::bigint[], $5::timestamptz[], $6::jsonb[])
+   ${MERGE}`,
+);
+const statesOf = prepared(
+  `SELECT w.a AS account_id, w.c AS conversation_id, s.last_message, s.incoming,
+          (SELECT source_id FROM contact_inbox_sources WHERE account_id = w.a AND contact_inbox_id = w.ci) AS source_id
+     FROM unnest($1::int[], $2::int[], $3::int[]) AS w (a, c, ci)
+     LEFT JOIN conversation_state s ON s.account_id = w.a AND s.conversation_id = w.c`,
+);
+
 /** What a batch writes to one conversation's state: the newest message of it that may be the last, its new incoming messages. */
 export interface StateWrite {
   accountId: number;
@@ -170,17 +183,14 @@ export async function recordStates(db: Executor, writes: readonly StateWrite[]):
   if (writes.length === 0) return;
   const sorted = [...writes].sort((a, b) => a.accountId - b.accountId || a.conversationId - b.conversationId);
   await db.query(
-    `INSERT INTO conversation_state AS s (account_id, conversation_id, last_message, last_message_id, last_message_version, incoming)
-     SELECT * FROM unnest($1::int[], $2::int[], $3::jsonb[], $4::bigint[], $5::timestamptz[], $6::jsonb[])
-     ${MERGE}`,
-    [
+    writeStates([
       sorted.map((w) => w.accountId),
       sorted.map((w) => w.conversationId),
       sorted.map((w) => (w.last === null ? null : JSON.stringify(w.last.json))),
       sorted.map((w) => (w.last === null ? null : w.last.id)),
       sorted.map((w) => (w.last === null ? null : w.last.version)),
       sorted.map((w) => incomingJson(w.incoming)),
-    ],
+    ]),
   );
 }
 
@@ -189,11 +199,7 @@ export async function readStates(db: Executor, convs: Array<{ account_id: number
   const out = new Map<string, ConversationState>();
   if (convs.length === 0) return out;
   const { rows } = await db.query<StateRow & { account_id: number; conversation_id: number }>(
-    `SELECT w.a AS account_id, w.c AS conversation_id, s.last_message, s.incoming,
-            (SELECT source_id FROM contact_inbox_sources WHERE account_id = w.a AND contact_inbox_id = w.ci) AS source_id
-       FROM unnest($1::int[], $2::int[], $3::int[]) AS w (a, c, ci)
-       LEFT JOIN conversation_state s ON s.account_id = w.a AND s.conversation_id = w.c`,
-    [convs.map((c) => c.account_id), convs.map((c) => c.id), convs.map((c) => c.contact_inbox_id)],
+    statesOf([convs.map((c) => c.account_id), convs.map((c) => c.id), convs.map((c) => c.contact_inbox_id)]),
   );
   for (const r of rows) out.set(`${r.account_id}:${r.conversation_id}`, stateOf(r));
   return out;
