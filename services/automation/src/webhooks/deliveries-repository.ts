@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { currentTraceparent, type Executor } from '@parley/shared';
+import { currentTraceparent, prepared, type Executor } from '@parley/shared';
 
 export type DeliveryStatus = 'pending' | 'succeeded' | 'failed' | 'dead';
 export type DeliveryKind = 'webhook' | 'inbox' | 'rule';
@@ -86,6 +86,31 @@ export interface ClaimedDelivery extends DeliveryRow {
 /** The error of an attempt whose outcome was never recorded (see claimDueDeliveries). */
 export const INTERRUPTED = 'interrupted: the sender stopped before recording an outcome (crash, restart or lost database); sent again under the same delivery id';
 
+/** Every poll of every sender runs it: prepared, its plan (a few joins, 0.4 ms) is made once per connection. */
+const claimDue = prepared(
+  `WITH due AS (
+         SELECT id FROM webhook_deliveries
+         WHERE status = 'pending' AND next_attempt_at <= now() AND NOT (url = ANY ($2::text[]))
+         ORDER BY next_attempt_at LIMIT $1 FOR UPDATE SKIP LOCKED),
+       claimed AS (
+         UPDATE webhook_deliveries d SET attempts = d.attempts + 1, next_attempt_at = now() + $3 * interval '1 millisecond', updated_at = now()
+         FROM due WHERE d.id = due.id
+         RETURNING ${COLUMNS.split(', ').map((c) => `d.${c}`).join(', ')}, d.traceparent,
+           CASE d.kind
+             WHEN 'webhook' THEN (SELECT w.secret FROM webhooks w WHERE w.id = d.webhook_id)
+             -- The API inbox's copy (projection kit): its hmac_token signs.
+             WHEN 'inbox' THEN (SELECT nullif(i.data->>'hmac_token', '') FROM projections i WHERE i.account_id = d.account_id AND i.kind = 'inbox' AND i.id = d.inbox_id)
+             ELSE (SELECT w.secret FROM webhooks w WHERE w.account_id = d.account_id AND w.url = d.url)
+           END AS secret),
+       -- An attempt counted but never recorded: its sender died (or lost Postgres) mid-send.
+       -- Logged as interrupted, so the attempts log always agrees with the delivery's count.
+       interrupted AS (
+         INSERT INTO webhook_delivery_attempts (delivery_id, attempt, status_code, error, duration_ms)
+         SELECT c.id, c.attempts - 1, NULL, '${INTERRUPTED}', 0 FROM claimed c
+         WHERE c.attempts > 1 AND NOT EXISTS (SELECT 1 FROM webhook_delivery_attempts a WHERE a.delivery_id = c.id AND a.attempt = c.attempts - 1))
+       SELECT * FROM claimed`,
+);
+
 /**
  * Claims up to `limit` due deliveries for sending: the attempt is counted and the row leased
  * (next_attempt_at pushed past the send timeout) in one statement, so other senders skip it;
@@ -94,30 +119,7 @@ export const INTERRUPTED = 'interrupted: the sender stopped before recording an 
  * URLs this process has no free slot for are left to later polls (or other replicas).
  */
 export async function claimDueDeliveries(db: Executor, limit: number, excludeUrls: string[], leaseMs: number): Promise<ClaimedDelivery[]> {
-  const { rows } = await db.query<ClaimedDelivery>(
-    `WITH due AS (
-       SELECT id FROM webhook_deliveries
-       WHERE status = 'pending' AND next_attempt_at <= now() AND NOT (url = ANY ($2::text[]))
-       ORDER BY next_attempt_at LIMIT $1 FOR UPDATE SKIP LOCKED),
-     claimed AS (
-       UPDATE webhook_deliveries d SET attempts = d.attempts + 1, next_attempt_at = now() + $3 * interval '1 millisecond', updated_at = now()
-       FROM due WHERE d.id = due.id
-       RETURNING ${COLUMNS.split(', ').map((c) => `d.${c}`).join(', ')}, d.traceparent,
-         CASE d.kind
-           WHEN 'webhook' THEN (SELECT w.secret FROM webhooks w WHERE w.id = d.webhook_id)
-           -- The API inbox's copy (projection kit): its hmac_token signs.
-           WHEN 'inbox' THEN (SELECT nullif(i.data->>'hmac_token', '') FROM projections i WHERE i.account_id = d.account_id AND i.kind = 'inbox' AND i.id = d.inbox_id)
-           ELSE (SELECT w.secret FROM webhooks w WHERE w.account_id = d.account_id AND w.url = d.url)
-         END AS secret),
-     -- An attempt counted but never recorded: its sender died (or lost Postgres) mid-send.
-     -- Logged as interrupted, so the attempts log always agrees with the delivery's count.
-     interrupted AS (
-       INSERT INTO webhook_delivery_attempts (delivery_id, attempt, status_code, error, duration_ms)
-       SELECT c.id, c.attempts - 1, NULL, '${INTERRUPTED}', 0 FROM claimed c
-       WHERE c.attempts > 1 AND NOT EXISTS (SELECT 1 FROM webhook_delivery_attempts a WHERE a.delivery_id = c.id AND a.attempt = c.attempts - 1))
-     SELECT * FROM claimed`,
-    [limit, excludeUrls, leaseMs],
-  );
+  const { rows } = await db.query<ClaimedDelivery>(claimDue([limit, excludeUrls, leaseMs]));
   return rows;
 }
 
