@@ -57,8 +57,11 @@ export function createPool(connectionString: string, schema: string, max = 10, e
  * statements every event runs (outbox, processed_events) is about half their cost on both
  * sides. For hot statements with fixed text only, never `SELECT *` or `RETURNING *` (a
  * migration that adds a column would change a prepared statement's result type, which
- * Postgres refuses), and only where one plan fits every parameter (a primary-key lookup, an
- * insert).
+ * Postgres refuses on connections that prepared it; so would a migration that changes the type
+ * of a column such a statement returns: that needs its services restarted), and only where one
+ * plan fits every parameter (a primary-key lookup, an insert). Postgres makes custom plans for
+ * the first five runs and keeps a generic one only if it costs no more: the parse is always saved,
+ * the planning usually.
  *
  *     const insertOutbox = prepared('INSERT INTO outbox (event_id, routing_key, payload) VALUES ($1, $2, $3)');
  *     await tx.query(insertOutbox([id, type, json]));

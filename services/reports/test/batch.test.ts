@@ -110,4 +110,30 @@ describe('reports consumer: a batch gives what one event at a time gives', () =>
     expect(oneByOne.events.map((e) => `${e.name} ${e.value}`)).toEqual(['first_response 300', 'reply_time 240', 'reply_time 300']);
     expect(batched).toEqual(oneByOne);
   });
+  it("when a batch's conversations share an inbox whose copy is missing, then its owner is asked once and every fact records its working hours", async () => {
+    let asked = 0;
+    const day = (d: number) => ({ day_of_week: d, closed_all_day: false, open_hour: 9, open_minutes: 0, close_hour: 17, close_minutes: 0, open_all_day: false });
+    const inbox = {
+      id: 7, account_id: 9, name: 'Support', channel_type: 'Channel::Api', channel_id: 1, identifier: 'x', hmac_token: 'h', hmac_mandatory: false,
+      webhook_url: null, avatar_url: '', provider: null, working_hours_enabled: true, timezone: 'UTC', working_hours: [0, 1, 2, 3, 4, 5, 6].map(day),
+    };
+    const answering = { ...peers, conversations: { inbox: async () => ((asked += 1), inbox) } } as unknown as Peers;
+    const withHours = inBatches(reportsConsumer(new ProjectionKit({ log: { warn: () => undefined } as never, peers: answering })), { size: 50, maxWaitMs: 0, before: lockBatch });
+    const run = async (events: EventEnvelope[]) => {
+      const tx = await pg.connect();
+      try {
+        await begin(tx);
+        await withHours.batch.handle(tx, events, (_event, fn) => fn());
+        await commit(tx);
+      } finally {
+        tx.release();
+      }
+    };
+    await run([1, 2, 3].map((id) => envelope(9, 'conversation.created', conversation(9, id), T0)));
+    expect(asked).toBe(0);
+    await run([1, 2, 3].map((id) => message(9, id, 90 + id, 0, T0 + id * 60_000)));
+    expect(asked).toBe(1);
+    const { rows } = await pg.query('SELECT conversation_id, business_hours FROM conversation_facts WHERE account_id = 9 ORDER BY conversation_id');
+    expect(rows.map((r) => [Number(r.conversation_id), r.business_hours?.timezone ?? null])).toEqual([[1, 'UTC'], [2, 'UTC'], [3, 'UTC']]);
+  });
 });

@@ -51,7 +51,9 @@ export async function lockConversation(tx: Executor, accountId: number, id: numb
   if (hit) {
     cache?.delete(key);
     if (inboxId === null) return { ...hit.state, inbox_copy: null };
-    if (hit.inboxId === inboxId) return hit.state;
+    // A copy missing when the batch began may have been read through and stored by an event before
+    // this one (the inbox's owner asked once a batch, not once an event): read it again.
+    if (hit.inboxId === inboxId && hit.state.inbox_copy !== null) return hit.state;
   }
   let r = await tx.query<LockRow>(lock([accountId, id, inboxId]));
   if (r.rows.length === 0) {
