@@ -29,7 +29,8 @@ for (const s of services) peers[s.urlKey] = process.env[s.urlKey] || `http://127
 const nodeArgs = ['--max-semi-space-size=8', ...(process.env.SERVICE_NODE_ARGS || '').split(/\s+/).filter(Boolean)];
 const supervised = services.map((s, i) => {
   // Migrated once above; the services need not look again.
-  const env = { ...process.env, ...peers, PORT: String(portOf(s)), MIGRATE_ON_START: 'false', METRICS_PORT: String(metricsBase + i) };
+  // MALLOC_MMAP_THRESHOLD_: as the image sets it (Dockerfile, docs/deploy.md), unless told otherwise.
+  const env = { MALLOC_MMAP_THRESHOLD_: '131072', ...process.env, ...peers, PORT: String(portOf(s)), MIGRATE_ON_START: 'false', METRICS_PORT: String(metricsBase + i) };
   return supervise({
     name: s.name,
     start: () => {

@@ -34,11 +34,16 @@ const MISSED = {
   gateway's three socket writes a request and Node's HTTP client and server are most of what is left of
   its share, pg's protocol and express of the service's (profiles in docs/architecture.md, "The service
   kernel"). In alternating runs on a loaded machine it measured 0.45-0.81.`,
-  list: `Page 1 is one statement and one answer of ~73 KB: the service's share is its socket writes (~30%),
+  list: (r) => {
+    const sql = r.ceilings?.listSql?.cpuMsPerRequest?.total;
+    const warm = (r.scenarios ?? []).find((x) => x.key === 'list_status' && x.dataset === 'small' && x.mode === 'sat')?.cpuMsPerRequest?.stack;
+    const sqlLine = sql ? ` Its SQL alone, run straight on Postgres by node pg (the ceiling), costs Postgres ${fmt(sql, 2)} ms a page on this host: the list is Postgres-bound, and its node side is a fraction of its SQL's.` : '';
+    return `Page 1 is one statement and one answer of ~73 KB: the service's share is its socket writes (~30%),
   \`JSON.stringify\` (12%), pg's row parsing (14%), GC and the ETag's sha1 (docs/architecture.md,
-  conversations). The scenario runs first of the list group and carries the list code's JIT warm-up;
-  \`list_status\` and \`list_assignee\` (same work) show the warm figure. Next: fewer repeated columns per
-  row, and presenting rows straight into the answer's JSON.`,
+  conversations).${sqlLine} The scenario runs first of the list group and carries the list code's JIT warm-up;
+  \`list_status\` (same work)${warm ? ` gives ${fmt(warm, 2)}` : ' shows the warm figure'}. Next: fewer repeated columns per
+  row, and presenting rows straight into the answer's JSON.`;
+  },
   message: (r) => {
     const row = (r.scenarios ?? []).find((x) => x.key === 'message_create' && x.dataset === 'small' && x.mode === 'sat');
     const c = row?.cpuMsPerRequest ?? {};
@@ -46,15 +51,17 @@ const MISSED = {
     const split = pg.length ? ` (${pg.map(([g, v]) => `${g.slice(3)} ${fmt(v, 2)}`).join(', ')} of its ${fmt(c.postgres, 2)}: the \`pg_<service>\` split, by the role each backend serves)` : '';
     return `A reply is one transaction (three round trips); its event is then consumed on five queues in four services
   (automation's rules and webhooks, realtime, reports; contacts acks an agent's reply without a transaction), each
-  in a transaction of its own, published and delivered by RabbitMQ: the per-process columns above are that fan-out,
-  and so is Postgres's share${split}. Two plans of earlier notes measured and dropped: consumers
-  already batch at this load (7-13 events per consumer transaction, counted by \`processed_events\` rows per
-  \`xmin\`), so the BEGIN, dedupe insert and COMMIT are spread thin; and the conversation row's update, never HOT
-  (\`last_activity_at\` is in five of its fifteen indexes), costs Postgres a few µs more than a HOT one
-  (pgbench on the 300-conversation table: 37-39k against 40-42k updates/s). What is left is each service's
-  own work per event. What would meet 4 ms: fewer services on a reply's path (the last-message copies
-  realtime, reports and automation each keep could come from one consumer; contacts could bind only
-  incoming messages, a change of the bus's routing keys), not faster statements.`;
+  a transaction a batch, published and delivered by RabbitMQ: the per-process columns above are that fan-out,
+  and so is Postgres's share${split}. The consumers run few statements a batch now (reports one a fact, plus
+  one lock read and one rollups write a batch; realtime two reads and a write a batch; docs/architecture.md,
+  "Consumers"): in alternating runs on the host of the 23:46 UTC run the stack's CPU per reply fell from
+  9.7-12.1 to 7.8-9.5 ms ("Other benchmarks"). What is left is per delivery and per request
+  (each consumer's parse and ack, the gateway's and the conversations service's HTTP work) and the
+  planning of the two statements that travel with the reply's BEGIN and COMMIT (about 0.27 ms of
+  Postgres: the conversation row has fifteen indexes to weigh). What would meet 4 ms: fewer deliveries
+  a reply. Contacts binding only incoming messages needs a routing key finer than the event type, which
+  the architecture fixes; automation's two queues as one would make the rules wait on the webhooks'
+  backlog. Neither is taken.`;
   },
   public_message: `As the account API's message create, plus the public API's own work: the contact inbox is looked up
   in the contacts service (its internal API: strong consistency for the HMAC identity check rules out a
@@ -73,10 +80,14 @@ const MISSED = {
   },
   rss: `A service holds 20-30 MB live; the rest is V8's heap slack and the node binary's pages (~45 MB of file
   pages per process). The services run with the young generation capped and the old generation grown
-  1.5x past live (docs/deploy.md); the peak column shows what a limit must allow. The gateway's 198 MB at
-  the end of the 2026-11-24 21:27 UTC run (a fresh machine: the data set generated first) was not
-  reproduced (106-116 MB when its scenarios ran again in parts, 115 MB in a second full run, whose largest
-  service was 146 MB): "Other benchmarks", Memory.`,
+  1.5x past live (docs/deploy.md); the peak column shows what a limit must allow. The gateway's ~190 MB
+  after a run that generates the large data set (198 MB on 2026-11-24 at 21:27 UTC, 195 MB in this run;
+  about 115 MB when the data was there already) is scrypt's: inviting the data set's 200 agents hashed a
+  random password each (16 MB of scrypt memory on one of libuv's four threads), and glibc's malloc kept
+  those blocks. Fixed after this run: an invited agent has no password (none matches, as none matched the
+  random one), and the image and \`pnpm start\` set \`MALLOC_MMAP_THRESHOLD_=131072\` so such blocks go back
+  when freed (docs/deploy.md). A stack with both: the gateway 95 MB before inviting 200 agents and
+  creating 40 users with passwords, 104 MB after ("Other benchmarks", Memory).`,
 };
 
 const GROUPS = ['gateway', 'conversations', 'contacts', 'automation', 'audit', 'realtime', 'reports', 'helpcenter', 'postgres', 'rabbitmq', 'redis'];
@@ -380,6 +391,20 @@ the scenario).
 
 ## Other benchmarks
 
+- **Message create, before and after the consumers' statements were cut (2026-11-24, 23:15-23:35 UTC):**
+  a slower host than the run above (the labels scenario 0.89 CPU ms against 0.57), alternating
+  \`BENCH_ONLY='^(message_create)$' --small-only\` runs of 9d243ce (before) and of main as it grew:
+  stack CPU ms per reply before 9.74, 11.51, 10.14, 11.68, 11.63, 12.05; after 9.27, 9.51 (reports and
+  realtime), 8.93, 9.18 (the sender's copy with the insert), 8.94, 7.81 (the insert prepared). By
+  process in the last pair: Postgres 3.48 -> 2.40 (reports 0.74 -> 0.41, realtime 0.54 -> 0.20 in the
+  runs that split it), reports 1.30 -> 0.86, realtime 0.92 -> 0.61; conversations, the gateway,
+  RabbitMQ and automation as before within the noise. \`pg_stat_statements\` with planning tracked
+  showed where Postgres went: reports ran three statements a message (0.43 ms), now one (0.12) and a
+  lock read and a rollups write a batch; the message insert's plan was 0.2 ms of its 0.6.
+  The /cable outbox run right after (1,000 subscribers, 200/s offered, 193/s sent, every frame once and
+  in order): p99 1.9-2.0 s warm (2.5 s cold), realtime 2.3 CPU ms an event, the load generator 1.8,
+  RabbitMQ 1.6, Postgres 1.3, reports 0.9 (1.2 in the previous session's runs on a faster host): the
+  machine's two cores still queue the event.
 - **Same machine, before and after (2026-11-24, 19:24 UTC, quiet):** the host ran faster on the evening
   of 2026-11-24 than earlier that day (the bare node:http ceiling 84k req/s against 35k), so runs of
   different days compare by their ratios, not their CPU ms. Alternating runs of that day's first code
@@ -486,14 +511,16 @@ the scenario).
     (nice 10) of the consumers off the path gave p99 0.38-0.39 s for reports and audit (no change) and
     0.28 s with automation too (which rules' latency cannot afford). What is left is the number of
     processes an event wakes on two shared cores.
-  - Memory: the full run of 2026-11-24 21:27 UTC, on a fresh machine (it generated the large data set
-    first, with the same stack), ended with the gateway at 198 MB (its peak), the only service over
-    150 MB. Not reproduced: the same scenarios run in three parts right after ended with it at
-    106-116 MB, and a second full run at 21:58 UTC (data present; \`--no-write\`) at 115 MB (peak 115),
-    the largest service then conversations at 146 MB. V8 grows the old generation 1.5x past what is
-    live at a major GC, so a large live set at one moment leaves the heap that big until a later major
-    GC shrinks it. Next, if it recurs: the gateway's heap over a fresh run (the heap metrics on
-    \`/metrics\`; the benchmark drops the services' stdout, so \`--trace-gc\` needs a stack of its own).
+  - Memory: the full runs of 2026-11-24 21:27 UTC and 23:46 UTC, each on a fresh machine (the large data
+    set generated first, with the same stack), ended with the gateway at 198 and 195 MB; runs with the
+    data already there ended it at 106-116 MB. The gateway's resident memory rose from 98 to 177 MB in
+    the five seconds the generator invited its 200 agents (sampled from /proc every 5 s), and stayed.
+    Each invitation hashed a random password with scrypt (N 16384, r 8: 16 MB), on one of libuv's four
+    threads; glibc raises its mmap threshold to the size of the first such block freed, so the next ones
+    came from the threads' malloc arenas and stayed there (a Node process hashing 200 passwords: 41 ->
+    107 MB resident, 43 MB with \`MALLOC_MMAP_THRESHOLD_=131072\`, whatever the concurrency). Since: no
+    hash for an invited agent, and that setting in the image and \`pnpm start\`; a stack with both went
+    from 95 to 104 MB over 200 invitations and 40 users created with passwords.
   - The load generator's client, the same way (old and new alternately against the 20 ms replica, 100/s):
     2.9-4.1 CPU ms per event before (a string per frame, an array per arrival, all arrivals filtered again
     every 500 ms while waiting), 1.3-2.8 after (the id's digits and the arrival time in typed arrays, each

@@ -194,6 +194,18 @@ describe('identity through the gateway: platform API, profile, agents, teams, bo
       expect(again.body.errors[0].field).toBe('email');
     });
 
+    it('when an administrator adds a new user as an agent, then that user has no password: a password change is refused whatever current password is given', async () => {
+      const res = await call('POST', `/api/v1/accounts/${acc.accountId}/agents`, { token: acc.admin.token, body: { name: 'Ivo Invited', email: email(), role: 'agent' } });
+      expect(res.status).toBe(200);
+      const token = await call('POST', `/platform/api/v1/users/${res.body.id}/token`, platform);
+      expect(token.status).toBe(200);
+      for (const current of ['', 'guess-1A!']) {
+        const change = await call('PUT', '/api/v1/profile', { token: token.body.access_token, body: { current_password: current, password: 'New-pass-22!', password_confirmation: 'New-pass-22!' } });
+        expect(change.status).toBe(422);
+        expectErrorBody(change.body, 'invalid_current_password');
+      }
+    });
+
     it('when an administrator deletes an agent, then 200 {} and that agent is refused at once, although it was cached', async () => {
       const agent = await acc.addUser('agent');
       expect((await call('GET', `/api/v1/accounts/${acc.accountId}/agents`, { token: agent.token })).status).toBe(200);

@@ -23,7 +23,3 @@ export async function verifyPassword(password: string, stored: string | null): P
   return key.length === expected.length && timingSafeEqual(key, expected);
 }
 
-/** A password nobody knows, for users an administrator invites (no e-mail flow here). */
-export function randomPassword(): string {
-  return `${randomBytes(18).toString('base64url')}aA1!`;
-}
