@@ -87,6 +87,7 @@ async function closedLoop({ seconds, connections }, op) {
 async function listSql({ seconds, connections, databaseUrl, accountId, userId, q }) {
   const { Pool } = require('pg');
   const { listQuery, metaQuery } = require(path.join(root, 'services', 'conversations', 'dist', 'conversations', 'list'));
+  const { UNREAD_COUNT } = require(path.join(root, 'services', 'conversations', 'dist', 'messages', 'repository'));
   const pool = new Pool({ connectionString: databaseUrl, max: connections, options: '-c search_path=conversations,public' });
   const filter = { accountId, visibleInboxIds: null, userId, ...(q ? { q } : {}) };
   // As the service: a q whose pattern has search hits reads them, not the messages.
@@ -100,8 +101,7 @@ async function listSql({ seconds, connections, databaseUrl, accountId, userId, q
   const extras = `SELECT c.id::text AS id,
        (SELECT row_to_json(m) FROM (SELECT * FROM messages WHERE conversation_id = c.id ORDER BY id DESC LIMIT 1) m) AS last_message,
        (SELECT row_to_json(m) FROM (SELECT * FROM messages WHERE conversation_id = c.id AND message_type <> 2 ORDER BY id DESC LIMIT 1) m) AS last_non_activity,
-       (SELECT count(*)::int FROM (SELECT 1 FROM messages m WHERE m.conversation_id = c.id AND m.message_type = 0
-          AND m.created_at > coalesce(c.agent_last_seen_at, '-infinity'::timestamptz) ORDER BY m.id DESC LIMIT 10) u) AS unread
+       ${UNREAD_COUNT} AS unread
      FROM conversations c WHERE c.id = ANY($1::bigint[])`;
   try {
     await pool.query('SELECT 1');

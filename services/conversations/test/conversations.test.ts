@@ -286,6 +286,23 @@ describe('conversations (service level)', () => {
       const unread = await h.call('POST', `${base()}/conversations/${conv.id}/unread`, { as: acc.admin });
       expect(unread.body.unread_count).toBe(1);
     });
+
+    it('when many incoming messages arrive, then the list and the conversation count at most 10 unread, and after the agent reads it only the incoming ones since', async () => {
+      const conv = await createConversation(h, acc, inbox.id);
+      const post = (content: string, message_type: string) => h.call('POST', `${base()}/conversations/${conv.id}/messages`, { as: acc.admin, body: { content, message_type } });
+      for (let i = 0; i < 12; i++) await post(`customer ${i}`, 'incoming');
+      const listed = async () => (await h.call('GET', `${base()}/conversations`, { as: acc.admin })).body.data.payload.find((c: { id: number }) => c.id === conv.id);
+      const shown = async () => (await h.call('GET', `${base()}/conversations/${conv.id}`, { as: acc.admin })).body;
+      expect((await listed()).unread_count).toBe(10);
+      expect((await shown()).unread_count).toBe(10);
+      await h.call('POST', `${base()}/conversations/${conv.id}/update_last_seen`, { as: acc.admin });
+      await new Promise((r) => setTimeout(r, 5));
+      await post('reply', 'outgoing');
+      await post('customer again', 'incoming');
+      await post('and again', 'incoming');
+      expect((await listed()).unread_count).toBe(2);
+      expect((await shown()).unread_count).toBe(2);
+    });
   });
 
   describe('cascades', () => {

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { Executor } from '@parley/shared';
 import type { ConversationRow } from '../common/rows';
-import { extrasOf, type ConversationExtras, type ExtrasColumns } from '../messages/repository';
+import { extrasOf, UNREAD_COUNT, type ConversationExtras, type ExtrasColumns } from '../messages/repository';
 import { countsTableQuery } from './counts';
 import { qPattern } from './search-hits';
 
@@ -160,8 +160,7 @@ const senderKind = (t: string) => `CASE ${t} WHEN 'Contact' THEN 'contact' WHEN 
  */
 function pageCte(listText: string): string {
   return `p AS (SELECT c.*, row_to_json(lm) AS x_last_message, row_to_json(ln) AS x_last_non_activity,
-         (SELECT count(*)::int FROM (SELECT 1 FROM messages m WHERE m.conversation_id = c.id AND m.message_type = 0
-            AND m.created_at > coalesce(c.agent_last_seen_at, '-infinity'::timestamptz) ORDER BY m.id DESC LIMIT 10) u) AS x_unread,
+         ${UNREAD_COUNT} AS x_unread,
          lm.sender_type AS x_last_sender_type, lm.sender_id AS x_last_sender_id, ln.sender_type AS x_non_activity_sender_type, ln.sender_id AS x_non_activity_sender_id,
          row_number() OVER () AS x_n
     FROM (${listText}) c

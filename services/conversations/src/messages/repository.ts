@@ -150,6 +150,14 @@ function fromJson(m: JsonMessage | null): MessageRow | null {
 }
 
 /**
+ * Chatwoot's `unread_count` of the conversation `c`: its incoming messages created after the agent
+ * last saw it, at most 10. Any 10 of them count the same, so no order: Postgres reads at most 10
+ * entries of the partial index on incoming messages (migration 012).
+ */
+export const UNREAD_COUNT = `(SELECT count(*)::int FROM (SELECT 1 FROM messages m WHERE m.conversation_id = c.id AND m.message_type = 0
+          AND m.created_at > coalesce(c.agent_last_seen_at, '-infinity'::timestamptz) LIMIT 10) u)`;
+
+/**
  * The select-list columns giving a conversation's (alias `c`) extras: `x_last_message`,
  * `x_last_non_activity`, `x_unread`. The list's page query selects them beside its rows, so a
  * page needs no second query for them. The last non-activity message is sent only when the last
@@ -159,8 +167,7 @@ function fromJson(m: JsonMessage | null): MessageRow | null {
 export const EXTRAS_COLUMNS = `(SELECT row_to_json(m) FROM (SELECT * FROM messages WHERE conversation_id = c.id ORDER BY id DESC LIMIT 1) m) AS x_last_message,
        (SELECT row_to_json(m) FROM (SELECT * FROM messages WHERE conversation_id = c.id AND message_type <> 2 ORDER BY id DESC LIMIT 1) m
          WHERE (SELECT l.message_type FROM messages l WHERE l.conversation_id = c.id ORDER BY l.id DESC LIMIT 1) = 2) AS x_last_non_activity,
-       (SELECT count(*)::int FROM (SELECT 1 FROM messages m WHERE m.conversation_id = c.id AND m.message_type = 0
-          AND m.created_at > coalesce(c.agent_last_seen_at, '-infinity'::timestamptz) ORDER BY m.id DESC LIMIT 10) u) AS x_unread`;
+       ${UNREAD_COUNT} AS x_unread`;
 
 export interface ExtrasColumns {
   x_last_message: JsonMessage | null;
