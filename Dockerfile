@@ -17,9 +17,9 @@ FROM node:20-bookworm-slim AS runtime
 ENV NODE_ENV=production
 # V8's young generation capped at 8 MB a semi-space (it grows to 16 under load): docs/deploy.md
 ENV NODE_OPTIONS=--max-semi-space-size=8
-# glibc's malloc gives blocks of 128 KiB and more back to the system when freed (its threshold
+# glibc's malloc gives blocks of 4 MiB and more back to the system when freed (its threshold
 # otherwise rises with the first such free, and scrypt's 16 MB blocks stay resident): docs/deploy.md
-ENV MALLOC_MMAP_THRESHOLD_=131072
+ENV MALLOC_MMAP_THRESHOLD_=4194304
 WORKDIR /app
 COPY --from=build --chown=node:node /app /app
 USER node

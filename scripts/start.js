@@ -29,8 +29,10 @@ for (const s of services) peers[s.urlKey] = process.env[s.urlKey] || `http://127
 const nodeArgs = ['--max-semi-space-size=8', ...(process.env.SERVICE_NODE_ARGS || '').split(/\s+/).filter(Boolean)];
 const supervised = services.map((s, i) => {
   // Migrated once above; the services need not look again.
-  // MALLOC_MMAP_THRESHOLD_: as the image sets it (Dockerfile, docs/deploy.md), unless told otherwise.
-  const env = { MALLOC_MMAP_THRESHOLD_: '131072', ...process.env, ...peers, PORT: String(portOf(s)), MIGRATE_ON_START: 'false', METRICS_PORT: String(metricsBase + i) };
+  // MALLOC_MMAP_THRESHOLD_: as the image sets it (Dockerfile, docs/deploy.md), unless told otherwise;
+  // never empty (glibc reads an empty value as 0: every allocation a mapping of its own).
+  const env = { MALLOC_MMAP_THRESHOLD_: '4194304', ...process.env, ...peers, PORT: String(portOf(s)), MIGRATE_ON_START: 'false', METRICS_PORT: String(metricsBase + i) };
+  if (!env.MALLOC_MMAP_THRESHOLD_) delete env.MALLOC_MMAP_THRESHOLD_;
   return supervise({
     name: s.name,
     start: () => {

@@ -85,7 +85,7 @@ const MISSED = {
   about 115 MB when the data was there already) is scrypt's: inviting the data set's 200 agents hashed a
   random password each (16 MB of scrypt memory on one of libuv's four threads), and glibc's malloc kept
   those blocks. Fixed after this run: an invited agent has no password (none matches, as none matched the
-  random one), and the image and \`pnpm start\` set \`MALLOC_MMAP_THRESHOLD_=131072\` so such blocks go back
+  random one), and the image and \`pnpm start\` set \`MALLOC_MMAP_THRESHOLD_=4194304\` so such blocks go back
   when freed (docs/deploy.md). A stack with both: the gateway 95 MB before inviting 200 agents and
   creating 40 users with passwords, 104 MB after ("Other benchmarks", Memory).`,
 };
@@ -518,7 +518,7 @@ the scenario).
     Each invitation hashed a random password with scrypt (N 16384, r 8: 16 MB), on one of libuv's four
     threads; glibc raises its mmap threshold to the size of the first such block freed, so the next ones
     came from the threads' malloc arenas and stayed there (a Node process hashing 200 passwords: 41 ->
-    107 MB resident, 43 MB with \`MALLOC_MMAP_THRESHOLD_=131072\`, whatever the concurrency). Since: no
+    107 MB resident, 43 MB with \`MALLOC_MMAP_THRESHOLD_\` at 128 KiB or 4 MiB, whatever the concurrency). Since: no
     hash for an invited agent, and that setting in the image and \`pnpm start\`; a stack with both went
     from 95 to 104 MB over 200 invitations and 40 users created with passwords.
   - The load generator's client, the same way (old and new alternately against the 20 ms replica, 100/s):
