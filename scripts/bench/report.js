@@ -54,8 +54,9 @@ const MISSED = {
   a transaction a batch, published and delivered by RabbitMQ: the per-process columns above are that fan-out,
   and so is Postgres's share${split}. The consumers run few statements a batch now (reports one a fact, plus
   one lock read and one rollups write a batch; realtime two reads and a write a batch; docs/architecture.md,
-  "Consumers"): in alternating runs on the host of the 23:46 UTC run the stack's CPU per reply fell from
-  9.7-12.1 to 7.8-9.5 ms ("Other benchmarks"). What is left is per delivery and per request
+  "Consumers"): in alternating runs on this host the stack's CPU per reply fell from 9.7-12.1 to
+  7.8-9.5 ms ("Other benchmarks"), and full runs of the final code gave 7.02 (23:46 UTC) and this run's
+  figure, every process higher in the second, untouched ones too (the host's noise). What is left is per delivery and per request
   (each consumer's parse and ack, the gateway's and the conversations service's HTTP work) and the
   planning of the two statements that travel with the reply's BEGIN and COMMIT (about 0.27 ms of
   Postgres: the conversation row has fifteen indexes to weigh). What would meet 4 ms: fewer deliveries
@@ -401,6 +402,9 @@ the scenario).
   RabbitMQ and automation as before within the noise. \`pg_stat_statements\` with planning tracked
   showed where Postgres went: reports ran three statements a message (0.43 ms), now one (0.12) and a
   lock read and a rollups write a batch; the message insert's plan was 0.2 ms of its 0.6.
+  \`MALLOC_MMAP_THRESHOLD_\` (docs/deploy.md), 00:32 UTC, two rounds of \`public_read\` and \`message_create\`
+  with it unset, at 4 MiB and at 4 MiB with \`MALLOC_TRIM_THRESHOLD_\` 32 MiB: public read 10.74, 13.88 /
+  9.81, 11.75 / 11.93, 12.23 CPU ms; message create 8.58, 9.21 / 7.41, 9.80 / 9.09, 8.39: the noise.
   The /cable outbox run right after (1,000 subscribers, 200/s offered, 193/s sent, every frame once and
   in order): p99 1.9-2.0 s warm (2.5 s cold), realtime 2.3 CPU ms an event, the load generator 1.8,
   RabbitMQ 1.6, Postgres 1.3, reports 0.9 (1.2 in the previous session's runs on a faster host): the
