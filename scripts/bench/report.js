@@ -37,7 +37,7 @@ const MISSED = {
   list: (r) => {
     const sql = r.ceilings?.listSql?.cpuMsPerRequest?.total;
     const warm = (r.scenarios ?? []).find((x) => x.key === 'list_status' && x.dataset === 'small' && x.mode === 'sat')?.cpuMsPerRequest?.stack;
-    const sqlLine = sql ? ` Its SQL alone, run straight on Postgres by node pg (the ceiling), costs Postgres ${fmt(sql, 2)} ms a page on this host: the list is Postgres-bound, and its node side is a fraction of its SQL's.` : '';
+    const sqlLine = sql ? ` Its SQL alone, run straight on Postgres by node pg (the ceiling), costs ${fmt(sql, 2)} CPU ms a page on this host (3.61 before the unread count's index, migration 012 of conversations); the rest is the answer's ~73 KB through the service and the gateway.` : '';
     return `Page 1 is one statement and one answer of ~73 KB: the service's share is its socket writes (~30%),
   \`JSON.stringify\` (12%), pg's row parsing (14%), GC and the ETag's sha1 (docs/architecture.md,
   conversations).${sqlLine} The scenario runs first of the list group and carries the list code's JIT warm-up;
