@@ -31,11 +31,11 @@ describe('reports consumer: a batch gives what one event at a time gives', () =>
   });
 
   /** Runs events as the kernel runs a batch: one transaction, the batch's handler over all of them. */
-  const inOneTransaction = async (events: EventEnvelope[]) => {
+  const inOneTransaction = async (events: EventEnvelope[], consumer = spec) => {
     const tx = await pg.connect();
     try {
       await begin(tx);
-      await spec.batch.handle(tx, events, (_event, fn) => fn());
+      await consumer.batch.handle(tx, events, (_event, fn) => fn());
       await commit(tx);
     } catch (err) {
       await rollback(tx);
@@ -110,6 +110,7 @@ describe('reports consumer: a batch gives what one event at a time gives', () =>
     expect(oneByOne.events.map((e) => `${e.name} ${e.value}`)).toEqual(['first_response 300', 'reply_time 240', 'reply_time 300']);
     expect(batched).toEqual(oneByOne);
   });
+
   it("when a batch's conversations share an inbox whose copy is missing, then its owner is asked once and every fact records its working hours", async () => {
     let asked = 0;
     const day = (d: number) => ({ day_of_week: d, closed_all_day: false, open_hour: 9, open_minutes: 0, close_hour: 17, close_minutes: 0, open_all_day: false });
@@ -119,16 +120,7 @@ describe('reports consumer: a batch gives what one event at a time gives', () =>
     };
     const answering = { ...peers, conversations: { inbox: async () => ((asked += 1), inbox) } } as unknown as Peers;
     const withHours = inBatches(reportsConsumer(new ProjectionKit({ log: { warn: () => undefined } as never, peers: answering })), { size: 50, maxWaitMs: 0, before: lockBatch });
-    const run = async (events: EventEnvelope[]) => {
-      const tx = await pg.connect();
-      try {
-        await begin(tx);
-        await withHours.batch.handle(tx, events, (_event, fn) => fn());
-        await commit(tx);
-      } finally {
-        tx.release();
-      }
-    };
+    const run = (events: EventEnvelope[]) => inOneTransaction(events, withHours);
     await run([1, 2, 3].map((id) => envelope(9, 'conversation.created', conversation(9, id), T0)));
     expect(asked).toBe(0);
     await run([1, 2, 3].map((id) => message(9, id, 90 + id, 0, T0 + id * 60_000)));

@@ -19,10 +19,6 @@ export async function insertMessage(tx: Executor, m: NewMessage, participants: n
 /** Projection rows of the copies a statement read with it (`copiesColumnSql`). */
 export type CopyRows = Array<{ kind: string; id: number; data: unknown }>;
 
-/**
- * `insertMessage` that also answers, from the same statement, the projection rows of the copies
- * `wanted` names (the message's sender, for its answer): a round trip fewer than reading them after.
- */
 const INSERT_MESSAGE = `INSERT INTO messages (account_id, inbox_id, conversation_id, message_type, content, content_type, content_attributes,
        additional_attributes, external_source_ids, attachments, private, status, source_id, sender_type, sender_id)
      VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14,$15) RETURNING ${MESSAGE_COLUMNS}`;
@@ -33,6 +29,10 @@ const insertAlone = prepared(INSERT_MESSAGE);
 const insertWithParticipants = prepared(`${WITH_PARTICIPANTS} SELECT * FROM m`);
 const insertWithCopies = prepared(`${WITH_PARTICIPANTS} SELECT *, ${copiesColumnSql(1, 17)} AS copies__ FROM m`);
 
+/**
+ * `insertMessage` that also answers, from the same statement, the projection rows of the copies
+ * `wanted` names (the message's sender, for its answer): a round trip fewer than reading them after.
+ */
 export async function insertMessageWithCopies(tx: Executor, m: NewMessage, participants: number[], wanted: Record<string, Array<number | null | undefined>> | null): Promise<{ message: MessageRow; copies: CopyRows }> {
   const pairs = wanted ? wantedPairs(wanted) : null;
   const values = [

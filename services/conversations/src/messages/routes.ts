@@ -63,7 +63,7 @@ export const messageRoutes = [
         }, { last: true, senderCopies: true }),
       );
       // The sender's copy came with the insert: only a miss is read through.
-      const refs = await loadRefs(pool, projections, ctx, accountId, [], [m], { copies: copies ?? [], myTeams: new Set() });
+      const refs = await loadRefs(pool, projections, ctx, accountId, [], [m], { copies, myTeams: new Set() });
       return messageData(m, c, refs, 0, body.echo_id);
     },
   }),

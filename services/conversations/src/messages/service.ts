@@ -79,10 +79,10 @@ export async function createMessage(
   input: MessageInput,
   /**
    * `last`: the caller's transaction changes the conversation no more after this (see ChangeOptions).
-   * `senderCopies`: the copies presenting the message names (its sender), read by its insert, come back as `copies`.
+   * `senderCopies`: the copies presenting the message names (its sender) are read by its insert and come back as `copies` (else none).
    */
   opts: { last?: boolean; senderCopies?: boolean } = {},
-): Promise<{ message: MessageRow; conversation: ConversationRow; copies?: CopyRows }> {
+): Promise<{ message: MessageRow; conversation: ConversationRow; copies: CopyRows }> {
   const { files, ...fields } = input;
   // The sender (and a note's mentioned agents) take part from this message on: added by its insert.
   const { users } = participantsOf(fields);
@@ -117,7 +117,7 @@ export async function createMessage(
   const after = await changeConversation(tx, cause, conv, patch, { statusActivity, last: opts.last });
   await recordParticipation(tx, after, message, { participantsAdded: true });
   await emit(tx, cause, 'message.created', after.account_id, messageSnapshot(message, after));
-  return { message, conversation: after, ...(opts.senderCopies ? { copies: inserted.copies } : {}) };
+  return { message, conversation: after, copies: inserted.copies };
 }
 
 export type MessagePatch = Parameters<typeof updateMessageRow>[3];

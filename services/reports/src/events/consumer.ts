@@ -59,8 +59,11 @@ async function inboxHours(projections: ProjectionKit, tx: PoolClient, accountId:
   return businessHoursOf(copies.inbox.get(inboxId) ?? null);
 }
 
+/** The conversation events that only bring a newer snapshot (no fact). */
+const SNAPSHOT_EVENTS = ['conversation.created', 'conversation.updated', 'conversation.labels_changed', 'assignee.changed', 'team.changed'] as const;
+
 /** The events whose handler begins by locking their conversation (`applyToConversation`) and writes nothing else. */
-const CONVERSATION_EVENTS = new Set(['conversation.created', 'conversation.updated', 'conversation.labels_changed', 'assignee.changed', 'team.changed', 'conversation.status_changed', 'message.created']);
+const CONVERSATION_EVENTS = new Set<string>([...SNAPSHOT_EVENTS, 'conversation.status_changed', 'message.created']);
 
 /**
  * A batch's `before`: when every event of it is a conversation's or a message's, their
@@ -110,7 +113,7 @@ export const reportsConsumer = (projections: ProjectionKit) =>
     await projections.remove(tx, 'inbox', accountOf(event), inbox.id, event.occurred_at);
   });
 
-  on(['conversation.created', 'conversation.updated', 'conversation.labels_changed', 'assignee.changed', 'team.changed'], async (tx, snap, event) => {
+  on(SNAPSHOT_EVENTS, async (tx, snap, event) => {
     await applyToConversation(projections, tx, event, snap, null);
   });
 

@@ -13,13 +13,15 @@ export interface ConversationState {
   inbox_copy: { kind: 'inbox'; id: number; data: unknown } | null;
 }
 
-// The statements every message runs are prepared: parsed and planned once per connection. The
-// lock also reads the copy of the inbox a fact records the working hours of ($3, null for none):
-// a round trip fewer per fact than reading it after.
-const lock = prepared(
+// Every message runs this: prepared, parsed and planned once per connection. The lock also reads
+// the copy of the inbox a fact records the working hours of (null for none): a round trip fewer
+// per fact than reading it after. One conversation (`lockConversation`) or a batch's.
+const lockMany = prepared(
   `SELECT c.account_id, c.id, c.created_at, c.deleted, c.timeline, i.id AS inbox_copy_id, i.data AS inbox_copy_data
-     FROM conversations c LEFT JOIN projections i ON i.account_id = c.account_id AND i.kind = 'inbox' AND i.id = $3::int
-    WHERE c.account_id = $1 AND c.id = $2 FOR UPDATE OF c`,
+     FROM unnest($2::bigint[], $3::int[]) AS w (id, inbox)
+     JOIN conversations c ON c.account_id = $1 AND c.id = w.id
+     LEFT JOIN projections i ON i.account_id = c.account_id AND i.kind = 'inbox' AND i.id = w.inbox
+    ORDER BY c.id FOR UPDATE OF c`,
 );
 
 type LockRow = Omit<ConversationState, 'inbox_copy'> & { inbox_copy_id: number | null; inbox_copy_data: unknown };
@@ -55,21 +57,15 @@ export async function lockConversation(tx: Executor, accountId: number, id: numb
     // this one (the inbox's owner asked once a batch, not once an event): read it again.
     if (hit.inboxId === inboxId && hit.state.inbox_copy !== null) return hit.state;
   }
-  let r = await tx.query<LockRow>(lock([accountId, id, inboxId]));
+  const one = lockMany([accountId, [id], [inboxId]]);
+  let r = await tx.query<LockRow>(one);
   if (r.rows.length === 0) {
     await tx.query('INSERT INTO conversations (account_id, id) VALUES ($1, $2) ON CONFLICT DO NOTHING', [accountId, id]);
-    r = await tx.query<LockRow>(lock([accountId, id, inboxId]));
+    r = await tx.query<LockRow>(one);
   }
   return stateOfRow(r.rows[0] as LockRow);
 }
 
-const lockMany = prepared(
-  `SELECT c.account_id, c.id, c.created_at, c.deleted, c.timeline, i.id AS inbox_copy_id, i.data AS inbox_copy_data
-     FROM unnest($2::bigint[], $3::int[]) AS w (id, inbox)
-     JOIN conversations c ON c.account_id = $1 AND c.id = w.id
-     LEFT JOIN projections i ON i.account_id = c.account_id AND i.kind = 'inbox' AND i.id = w.inbox
-    ORDER BY c.id FOR UPDATE OF c`,
-);
 
 /**
  * `lockConversation` for the conversations a batch's events name, one statement per account (rows
