@@ -306,6 +306,9 @@ runs reuse them.
   \`--tree <frame>\` the callees below a frame) over the busiest seconds after the start-up. The profiler
   counts wall time between samples: on a loaded machine a socket write (\`writev\`, \`writeUtf8String\`)
   also holds the time the process waited for a core after it, so read those against /proc's system time.
+  \`BENCH_PGSS=1\` (or a row count) prints, under each scenario, its statements by Postgres time per request,
+  planning included, with calls per request: it needs \`pg_stat_statements\` in \`shared_preload_libraries\`,
+  \`pg_stat_statements.track_planning = on\` and the extension created in the bench databases.
 
 ## Targets (issues 12 and 16)
 

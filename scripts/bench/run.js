@@ -268,6 +268,7 @@ async function runScenarios(ctx, d, label, modes) {
         out.push({ key, title, kind, mode, dataset: label, error: 'the stack is down' });
         continue;
       }
+      if (env.BENCH_PGSS) await ctx.db.query('SELECT pg_stat_statements_reset()').catch((err) => log(`  pg_stat_statements: ${err.message}`));
       const r = await runLoad(ctx.base, {
         seconds: SECONDS,
         connections: mode === 'rate' ? Math.min(CONNECTIONS, 16) : CONNECTIONS,
@@ -286,11 +287,30 @@ async function runScenarios(ctx, d, label, modes) {
         log(`        by process: ${top(row.cpuMsPerRequest, 20)}`);
         log(`        postgres by service: ${byRole.sort((x, y) => y[1] - x[1]).map(([g, v]) => `${g.slice(3)} ${v}`).join(', ')}`);
       }
+      if (env.BENCH_PGSS && !row.error) await printStatements(ctx.db, r.requests);
       // Let the stack settle between scenarios (consumers, GC).
       if (kind === 'read') await sleep(300);
     }
   }
   return out;
+}
+
+/**
+ * With BENCH_PGSS=1 (Postgres with pg_stat_statements loaded and `track_planning` on, the
+ * extension created in the bench databases): the statements of the scenario just run, by the
+ * Postgres time they cost per request (planning included), each with its calls per request.
+ */
+async function printStatements(db, requests) {
+  const { rows } = await db
+    .query(
+      `SELECT r.rolname AS role, s.calls, s.total_exec_time + s.total_plan_time AS ms, s.total_plan_time AS plan_ms, regexp_replace(s.query, '\\s+', ' ', 'g') AS query
+         FROM pg_stat_statements s JOIN pg_roles r ON r.oid = s.userid
+        WHERE s.dbid = (SELECT oid FROM pg_database WHERE datname = current_database())
+        ORDER BY s.total_exec_time + s.total_plan_time DESC LIMIT ${Number(env.BENCH_PGSS) > 1 ? Number(env.BENCH_PGSS) : 25}`,
+    )
+    .catch((err) => (log(`  pg_stat_statements: ${err.message}`), { rows: [] }));
+  const per = (v) => (v / Math.max(1, requests)).toFixed(3);
+  for (const s of rows) log(`        ${per(s.ms).padStart(7)} ms (plan ${per(s.plan_ms)}) ${per(s.calls).padStart(6)} calls  ${s.role.padEnd(18)} ${s.query.slice(0, 150)}`);
 }
 
 /**

@@ -35,6 +35,13 @@ export const baseConfigSchema = z.object({
    */
   CONSUMER_BATCH_SIZE: z.coerce.number().int().min(1).max(500).default(50),
   CONSUMER_BATCH_WAIT_MS: z.coerce.number().int().min(0).max(1000).default(5),
+  /**
+   * Least time between two publishes of the outbox relay (ms; 0: each as soon as it commits).
+   * Under a steady flow events leave in bursts this far apart, which every consumer handles in
+   * one transaction and one ack (docs/architecture.md, "Events"); after a quiet spell an event
+   * goes at once. The most it adds to an event's way to its consumers.
+   */
+  OUTBOX_FLUSH_MS: z.coerce.number().int().min(0).max(1000).default(25),
   CONSUMER_MAX_ATTEMPTS: z.coerce.number().int().min(1).max(50).default(5),
   SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().min(100).default(10_000),
   /**

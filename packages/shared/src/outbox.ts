@@ -54,6 +54,13 @@ export interface RelayOptions {
   log: Logger;
   batchSize?: number;
   pollMs?: number;
+  /**
+   * Least time between two publishes (ms; 0: none). What commits within it after a publish goes
+   * out together when it ends, so a steady flow leaves in bursts every `flushMs` instead of one
+   * event at a time, and every consumer downstream handles a burst in one transaction and one
+   * ack; an event after a quiet spell goes at once. Adds at most `flushMs` to an event's way.
+   */
+  flushMs?: number;
   metrics?: ServiceMetrics;
 }
 
@@ -71,6 +78,10 @@ export class OutboxRelay {
   private kicked = false;
   private loop: Promise<void> | null = null;
   private backoffMs = 0;
+  /** When the last publish that left nothing behind ended (the flush window starts there). */
+  private lastPublishAt = -Infinity;
+  /** Ends a flush window's pause early (stop). */
+  private stopWait: (() => void) | null = null;
 
   constructor(private readonly opts: RelayOptions) {}
 
@@ -118,11 +129,18 @@ export class OutboxRelay {
 
   private async run(): Promise<void> {
     const pollMs = this.opts.pollMs ?? 1000;
+    const flushMs = this.opts.flushMs ?? 0;
     while (this.running) {
+      // Within the flush window of the last publish: let more commit and send them together.
+      const wait = this.lastPublishAt + flushMs - performance.now();
+      if (wait > 0) await this.pause(wait);
+      if (!this.running) break;
       let published = 0;
       try {
         published = await this.drainOnce();
         if (published > 0) this.opts.metrics?.outboxPublished.inc(published);
+        // A full batch left a backlog: that goes at once, whatever the window.
+        if (published > 0) this.lastPublishAt = published >= this.batchSize ? -Infinity : performance.now();
         this.backoffMs = 0;
       } catch (err) {
         this.opts.metrics?.outboxPublishFailures.inc();
@@ -144,6 +162,21 @@ export class OutboxRelay {
         };
       });
     }
+  }
+
+  /** Sleeps `ms`, or less if the relay stops (a kick meanwhile is kept for the next look). */
+  private pause(ms: number): Promise<void> {
+    return new Promise<void>((resolve) => {
+      const t = setTimeout(() => {
+        this.stopWait = null;
+        resolve();
+      }, ms);
+      this.stopWait = () => {
+        clearTimeout(t);
+        this.stopWait = null;
+        resolve();
+      };
+    });
   }
 
   /** Publishes one batch; returns how many rows were sent. */
@@ -186,6 +219,7 @@ export class OutboxRelay {
   async stop(): Promise<void> {
     this.running = false;
     this.kick();
+    this.stopWait?.();
     await this.loop?.catch(() => undefined);
     const l = this.listener;
     this.listener = null;

@@ -181,7 +181,7 @@ export async function bootService<C extends BaseConfig>(def: ServiceDefinition<C
   metrics.watchOutbox(pool);
   const deps: ServiceDeps<C> = { service: def.name, config, log, pool, amqp, redis, metrics };
 
-  const relay = new OutboxRelay({ pool, listenUrl: roleUrl, schema: def.name, amqp, log, metrics });
+  const relay = new OutboxRelay({ pool, listenUrl: roleUrl, schema: def.name, amqp, log, metrics, flushMs: config.OUTBOX_FLUSH_MS });
   const consumers = (def.consumers?.(deps) ?? []).map(
     (spec) =>
       new EventConsumer({

@@ -180,6 +180,64 @@ describe('outbox relay and consumer runner against real Postgres and RabbitMQ', 
     }
   });
 
+  it('when events commit within the flush window after a publish, then they go out together at its end; a backlog and an event after a quiet spell go at once', async () => {
+    const flushMs = 3000;
+    const amqp = new AmqpConnection(infra().amqpUrl, log, env.namespace);
+    await amqp.connect();
+    const relay = new OutboxRelay({ pool, listenUrl: roleUrl, schema: SERVICE, amqp, log, pollMs: 60_000, batchSize: 3, flushMs });
+    const sink = await tap('test.ping');
+    const ctx = systemContext(SERVICE, 1, 'req-window');
+    const write = (id: string) => withTransaction(pool, (tx) => writeEvent(tx, ctx, { type: 'test.ping', accountId: 1, data: { id } }));
+    const arrived = new Map<string, number>();
+    const seen = (id: string) => waitFor(() => {
+      const hit = sink.received.some((e) => e.id === id);
+      if (hit && !arrived.has(id)) arrived.set(id, performance.now());
+      return hit;
+    }, { what: `event ${id} published`, timeoutMs: 20_000 });
+    const publishedAt = async (ids: string[]) =>
+      (await pool.query<{ published_at: Date }>('SELECT published_at FROM outbox WHERE event_id = ANY($1::uuid[]) ORDER BY id', [ids])).rows.map((r) => r.published_at.getTime());
+    try {
+      relay.start();
+      const first = await write('first');
+      await seen(first.id);
+      // Committed right after a publish: held until the window ends, then claimed in one statement.
+      const b = await write('second');
+      const c = await write('third');
+      await seen(b.id);
+      await seen(c.id);
+      expect((arrived.get(b.id) as number) - (arrived.get(first.id) as number)).toBeGreaterThanOrEqual(flushMs - 200);
+      const [pb, pc] = await publishedAt([b.id, c.id]);
+      expect(pb).toBe(pc);
+
+      // A backlog of full batches is not held back by the window: ten events, batches of three,
+      // written together just after a publish, leave in four claims one after the other.
+      await new Promise((r) => setTimeout(r, flushMs + 200));
+      const trigger = await write('trigger');
+      await seen(trigger.id);
+      const many = await withTransaction(pool, async (tx) => {
+        const out = [];
+        for (let i = 0; i < 10; i++) out.push(await writeEvent(tx, ctx, { type: 'test.ping', accountId: 1, data: { id: `b${i}` } }));
+        return out;
+      });
+      for (const e of many) await seen(e.id);
+      const stamps = await publishedAt(many.map((e) => e.id));
+      // The first three after the window; the rest without waiting a window each (four windows would be 12 s).
+      expect(Math.max(...stamps) - Math.min(...stamps)).toBeLessThan(flushMs);
+      expect(sink.received.filter((e) => many.some((m) => m.id === e.id)).map((e) => e.id)).toEqual(many.map((e) => e.id));
+
+      // After a quiet spell longer than the window, an event goes at once (no window to wait out).
+      await new Promise((r) => setTimeout(r, flushMs + 200));
+      const written = performance.now();
+      const late = await write('after a quiet spell');
+      await seen(late.id);
+      expect((arrived.get(late.id) as number) - written).toBeLessThan(flushMs);
+    } finally {
+      await sink.close();
+      await relay.stop();
+      await amqp.close();
+    }
+  });
+
   describe('consumer', () => {
     let amqp: AmqpConnection;
     let consumer: EventConsumer;
