@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { Pool, type PoolClient, type PoolConfig, type QueryConfig, type QueryResult, type QueryResultRow, Client } from 'pg';
+import { Pool, type PoolClient, type PoolConfig, type QueryConfig, type QueryResult, type QueryResultRow, Client, escapeLiteral } from 'pg';
 import type { Logger } from './logger';
 import { pgTypes } from './pg-types';
 
@@ -71,9 +71,61 @@ export function prepared(text: string): (values: unknown[]) => QueryConfig {
   return (values) => ({ name, text, values });
 }
 
+/** A value of an `EXECUTE`: an integer or a number, text (escaped here), a time, or NULL. */
+export type SqlValue = number | string | Date | boolean | null;
+
+/** One run of a statement prepared by SQL (`sqlPrepared`): its `PREPARE` and its `EXECUTE`. */
+export interface SqlPrepared {
+  readonly name: string;
+  readonly prepare: string;
+  readonly execute: string;
+}
+
+/** The SQL-prepared statements each connection holds (a connection's are its own; a new connection, none). */
+const preparedBySql = new WeakMap<PoolClient, Set<string>>();
+
+function literal(v: SqlValue): string {
+  if (v === null) return 'NULL';
+  if (typeof v === 'number') {
+    if (!Number.isFinite(v)) throw new TypeError(`not a finite number: ${v}`);
+    return String(v);
+  }
+  if (typeof v === 'boolean') return v ? 'true' : 'false';
+  return escapeLiteral(v instanceof Date ? v.toISOString() : v);
+}
+
+/**
+ * A statement prepared by SQL (`PREPARE`, once per connection) and run as `EXECUTE name(...)`
+ * text: for the statements that travel in one message with a BEGIN (`begin`'s `first`) or a
+ * COMMIT (`atCommit`), which the extended protocol's named statements (`prepared`) cannot join.
+ * Postgres then parses and plans them once per connection instead of on every run (for a
+ * conversation's lock and its update at commit, a table of fifteen indexes, about a quarter of
+ * the transaction's Postgres time). Parameter types come from the text's context (`$1` compared
+ * with an integer column is an integer). The same rules as `prepared`: fixed text, named
+ * columns (never `*`), one plan for every value; a pooler in front must be in session mode.
+ *
+ *     const lock = sqlPrepared('SELECT id, status FROM conversations WHERE account_id = $1 AND display_id = $2 FOR UPDATE');
+ *     await begin(client, lock([accountId, displayId]));
+ */
+export function sqlPrepared(text: string): (values: readonly SqlValue[]) => SqlPrepared {
+  // Not the `p_` names of `prepared`: SQL and protocol prepared statements share one namespace.
+  const name = `s_${createHash('sha1').update(text).digest('hex').slice(0, 20)}`;
+  const prepare = `PREPARE ${name} AS ${text}`;
+  return (values) => ({ name, prepare, execute: `EXECUTE ${name}(${values.map(literal).join(', ')})` });
+}
+
+/** Prepares `stmt` on `client` unless it is already (a query of its own, once per connection). */
+async function ensurePrepared(client: PoolClient, stmt: SqlPrepared): Promise<void> {
+  let names = preparedBySql.get(client);
+  if (!names) preparedBySql.set(client, (names = new Set()));
+  if (names.has(stmt.name)) return;
+  await client.query(stmt.prepare);
+  names.add(stmt.name);
+}
+
 /** What open transactions do at their COMMIT: gathered work to write first, then statements sent with it. */
 interface AtCommit {
-  sql: string[];
+  sql: Array<string | SqlPrepared>;
   gathered: Map<string, { state: unknown; flush: (tx: PoolClient, state: never) => Promise<void> }>;
 }
 const beforeCommit = new WeakMap<PoolClient, AtCommit>();
@@ -88,15 +140,18 @@ const beforeCommit = new WeakMap<PoolClient, AtCommit>();
  * trip fewer; its result is returned. If it fails, the transaction is aborted: roll it back.
  */
 export async function begin(client: PoolClient): Promise<void>;
-export async function begin<R extends QueryResultRow = QueryResultRow>(client: PoolClient, first: string): Promise<QueryResult<R>>;
-export async function begin(client: PoolClient, first?: string): Promise<QueryResult | void> {
-  beforeCommit.set(client, { sql: [], gathered: new Map() });
+export async function begin<R extends QueryResultRow = QueryResultRow>(client: PoolClient, first: string | SqlPrepared): Promise<QueryResult<R>>;
+export async function begin(client: PoolClient, first?: string | SqlPrepared): Promise<QueryResult | void> {
   if (first === undefined) {
+    beforeCommit.set(client, { sql: [], gathered: new Map() });
     await client.query('BEGIN');
     return;
   }
+  // Before the transaction (PREPARE is not transactional, and its failure must not abort one).
+  if (typeof first !== 'string') await ensurePrepared(client, first);
+  beforeCommit.set(client, { sql: [], gathered: new Map() });
   // Several statements in one simple query answer one result each: BEGIN's, then `first`'s.
-  const results = (await client.query(`BEGIN;\n${first}`)) as unknown as QueryResult[];
+  const results = (await client.query(`BEGIN;\n${typeof first === 'string' ? first : first.execute}`)) as unknown as QueryResult[];
   return results[results.length - 1] as QueryResult;
 }
 
@@ -108,7 +163,7 @@ export async function begin(client: PoolClient, first?: string): Promise<QueryRe
  * Returns false when `tx` is not in such a transaction (the caller runs it itself). Not for
  * transactions with savepoints: a statement queued before a ROLLBACK TO SAVEPOINT would still run.
  */
-export function atCommit(tx: Executor, sql: string): boolean {
+export function atCommit(tx: Executor, sql: string | SqlPrepared): boolean {
   const queued = beforeCommit.get(tx as PoolClient);
   if (!queued) return false;
   queued.sql.push(sql);
@@ -140,7 +195,9 @@ export async function commit(client: PoolClient): Promise<void> {
   for (const { state, flush } of at?.gathered.values() ?? []) await flush(client, state as never);
   beforeCommit.delete(client);
   const queued = at?.sql ?? [];
-  await client.query(queued.length === 0 ? 'COMMIT' : `${queued.join(';\n')};\nCOMMIT`);
+  // A statement this connection has not prepared yet is prepared first (once per connection).
+  for (const q of queued) if (typeof q !== 'string') await ensurePrepared(client, q);
+  await client.query(queued.length === 0 ? 'COMMIT' : `${queued.map((q) => (typeof q === 'string' ? q : q.execute)).join(';\n')};\nCOMMIT`);
 }
 
 /** Ends a transaction opened with `begin` without committing (nothing queued runs). */
@@ -158,11 +215,11 @@ export async function withTransaction<T>(pool: Pool, fn: (tx: PoolClient) => Pro
  * `withTransaction` whose first statement goes with the BEGIN (see `begin`'s `first`): `fn` gets
  * its result. For a use case that starts by reading (locking) what it changes.
  */
-export async function withTransactionFrom<R extends QueryResultRow, T>(pool: Pool, first: string, fn: (tx: PoolClient, firstResult: QueryResult<R>) => Promise<T>): Promise<T> {
+export async function withTransactionFrom<R extends QueryResultRow, T>(pool: Pool, first: string | SqlPrepared, fn: (tx: PoolClient, firstResult: QueryResult<R>) => Promise<T>): Promise<T> {
   return inTransaction(pool, first, (tx, r) => fn(tx, r as QueryResult<R>));
 }
 
-async function inTransaction<T>(pool: Pool, first: string | null, fn: (tx: PoolClient, firstResult: QueryResult | null) => Promise<T>): Promise<T> {
+async function inTransaction<T>(pool: Pool, first: string | SqlPrepared | null, fn: (tx: PoolClient, firstResult: QueryResult | null) => Promise<T>): Promise<T> {
   const client = await pool.connect();
   try {
     const firstResult = first === null ? (await begin(client), null) : await begin(client, first);

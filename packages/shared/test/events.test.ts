@@ -15,6 +15,7 @@ import {
   OutboxRelay,
   ServiceMetrics,
   serviceDatabaseUrl,
+  sqlPrepared,
   systemContext,
   withTransaction,
   withTransactionFrom,
@@ -442,6 +443,51 @@ describe('outbox relay and consumer runner against real Postgres and RabbitMQ', 
       }),
     ).rejects.toThrow(/division by zero/);
     expect((await pool.query('SELECT count(*)::int AS n FROM outbox WHERE event_id = $1', [written])).rows[0].n).toBe(0);
+  });
+
+  it('when statements prepared by SQL open a transaction and go with its commit, then each is prepared once per connection, runs with its values, holds its lock, and writes nothing if the transaction fails', async () => {
+    await pool.query('CREATE TABLE IF NOT EXISTS prep_notes (id int PRIMARY KEY, note text, at timestamptz)');
+    await pool.query("INSERT INTO prep_notes VALUES (1, 'one', NULL), (2, 'two', NULL) ON CONFLICT DO NOTHING");
+    const read = sqlPrepared('SELECT id, note, pg_backend_pid() AS pid FROM prep_notes WHERE id = $1 FOR UPDATE');
+    const write = sqlPrepared('UPDATE prep_notes SET note = $2, at = $3 WHERE id = $1');
+    const at = new Date('2026-01-02T03:04:05.678Z');
+    const quoted = `it's "quoted" \\ ✓`;
+    const run = (id: number, note: string, fail = false) =>
+      withTransactionFrom<{ id: number; note: string; pid: number }, number>(pool, read([id]), async (tx, first) => {
+        expect(first.rows[0]?.id).toBe(id);
+        const other = await pool.connect();
+        try {
+          await other.query("SET lock_timeout = '100ms'");
+          await expect(other.query('SELECT 1 FROM prep_notes WHERE id = $1 FOR UPDATE', [id])).rejects.toThrow(/lock/);
+        } finally {
+          other.release();
+        }
+        expect(atCommit(tx, write([id, note, at]))).toBe(true);
+        if (fail) await tx.query('SELECT 1 / 0');
+        return first.rows[0]?.pid as number;
+      });
+    const pids = [await run(1, quoted), await run(2, 'second'), await run(1, 'third')];
+    const { rows } = await pool.query<{ id: number; note: string; at: Date }>('SELECT id, note, at FROM prep_notes ORDER BY id');
+    expect(rows).toEqual([
+      { id: 1, note: 'third', at },
+      { id: 2, note: 'second', at },
+    ]);
+    await run(2, quoted);
+    expect((await pool.query('SELECT note FROM prep_notes WHERE id = 2')).rows[0].note).toBe(quoted);
+    await expect(run(1, 'never', true)).rejects.toThrow(/division by zero/);
+    expect((await pool.query('SELECT note FROM prep_notes WHERE id = 1')).rows[0].note).toBe('third');
+    // Prepared once on each connection that ran them, whatever the failures: the next run finds them.
+    // (The pool hands out its most recently used connection: the one the runs had.)
+    const c = await pool.connect();
+    try {
+      expect(pids).toContain((await c.query('SELECT pg_backend_pid() AS pid')).rows[0].pid);
+      const names = (await c.query<{ name: string }>("SELECT name FROM pg_prepared_statements WHERE name LIKE 's\\_%'")).rows.map((r) => r.name).sort();
+      expect(names).toEqual([read([1]).name, write([1, '', null]).name].sort());
+    } finally {
+      c.release();
+    }
+    await run(1, 'after the failure');
+    expect((await pool.query('SELECT note FROM prep_notes WHERE id = 1')).rows[0].note).toBe('after the failure');
   });
 
   it('when writes are gathered for the commit, then they are written once at the commit, and a failing flush commits nothing', async () => {

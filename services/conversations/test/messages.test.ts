@@ -1,5 +1,5 @@
 import { asCaller } from '@parley/testkit';
-import { MESSAGE_COLUMNS } from '../src/common/rows';
+import { CONVERSATION_COLUMNS, MESSAGE_COLUMNS } from '../src/common/rows';
 import { createConversation, createInbox, expectError } from './fixtures';
 import { startHarness, type Harness, type TestAccount } from './harness';
 
@@ -20,11 +20,15 @@ describe('messages (service level)', () => {
     inbox = await createInbox(h, acc);
   });
 
-  it('when the messages table is read by its prepared statements, then MESSAGE_COLUMNS lists its every column, in order (a column a migration adds must join it)', async () => {
+  it('when the messages and conversations tables are read by their prepared statements, then MESSAGE_COLUMNS and CONVERSATION_COLUMNS list their every column, in order (a column a migration adds must join them)', async () => {
     const { rows } = await h.svc.deps.pool.query<{ name: string }>(
       `SELECT column_name AS name FROM information_schema.columns WHERE table_schema = current_schema() AND table_name = 'messages' ORDER BY ordinal_position`,
     );
     expect(MESSAGE_COLUMNS.split(', ')).toEqual(rows.map((r) => r.name));
+    const conv = await h.svc.deps.pool.query<{ name: string }>(
+      `SELECT column_name AS name FROM information_schema.columns WHERE table_schema = current_schema() AND table_name = 'conversations' ORDER BY ordinal_position`,
+    );
+    expect(CONVERSATION_COLUMNS.split(', ')).toEqual(conv.rows.map((r) => r.name));
   });
 
   it('when an agent replies, then the message is outgoing from them and message.created carries the conversation snapshot', async () => {

@@ -56,6 +56,13 @@ export interface ConversationRow {
   updated_at: Date;
 }
 
+/**
+ * Every column of `conversations`, as `ConversationRow` has them: what its prepared statements
+ * return instead of `*` (see MESSAGE_COLUMNS).
+ */
+export const CONVERSATION_COLUMNS =
+  'id, account_id, display_id, uuid, inbox_id, contact_id, contact_inbox_id, contact_inbox_source_id, hmac_verified, status, priority, assignee_id, team_id, snoozed_until, additional_attributes, custom_attributes, labels, muted, last_activity_at, waiting_since, first_reply_created_at, agent_last_seen_at, assignee_last_seen_at, contact_last_seen_at, created_at, updated_at';
+
 export type SenderType = 'Contact' | 'User' | 'AgentBot' | 'Captain::Assistant';
 
 /**

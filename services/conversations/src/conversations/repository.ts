@@ -1,6 +1,5 @@
-import { atCommit, type Executor } from '@parley/shared';
-import { escapeLiteral } from 'pg';
-import type { ConversationRow } from '../common/rows';
+import { atCommit, sqlPrepared, type Executor, type SqlPrepared } from '@parley/shared';
+import { CONVERSATION_COLUMNS, type ConversationRow } from '../common/rows';
 
 /** The columns a new conversation is inserted with (the rest take their defaults). */
 export type NewConversation = Pick<
@@ -42,10 +41,12 @@ export async function findConversation(db: Executor, accountId: number, displayI
   return rows[0] ?? null;
 }
 
-/** `findConversation`'s locking read as complete SQL (to go with a BEGIN), or null for ids that are not safe integers. */
-export function lockConversationSql(accountId: number, displayId: number): string | null {
+const lockConversation = sqlPrepared(`SELECT ${CONVERSATION_COLUMNS} FROM conversations WHERE account_id = $1 AND display_id = $2 FOR UPDATE`);
+
+/** `findConversation`'s locking read, prepared, to go with a BEGIN; null for ids that are not safe integers. */
+export function lockConversationSql(accountId: number, displayId: number): SqlPrepared | null {
   if (!Number.isSafeInteger(accountId) || !Number.isSafeInteger(displayId)) return null;
-  return `SELECT * FROM conversations WHERE account_id = ${accountId} AND display_id = ${displayId} FOR UPDATE`;
+  return lockConversation([accountId, displayId]);
 }
 
 export async function findConversationById(db: Executor, accountId: number, id: string, opts: { forUpdate?: boolean } = {}): Promise<ConversationRow | null> {
@@ -105,16 +106,22 @@ const AT_COMMIT: ReadonlySet<string> = new Set(['last_activity_at', 'waiting_sin
  * change of the row would be overwritten by this one at commit).
  */
 export function updateConversationAtCommit(tx: Executor, before: ConversationRow, patch: ConversationPatch): ConversationRow | null {
-  const keys = Object.keys(patch) as Array<keyof ConversationPatch>;
+  const keys = (Object.keys(patch) as Array<keyof ConversationPatch>).sort();
   if (keys.length === 0 || !keys.every((k) => AT_COMMIT.has(k))) return null;
-  const sets = keys.map((k) => {
-    const v = patch[k] as Date | string | null;
-    return `${k} = ${v === null ? 'NULL' : `${escapeLiteral(v instanceof Date ? v.toISOString() : String(v))}::timestamptz`}`;
-  });
-  const sql = `UPDATE conversations SET ${sets.join(', ')} WHERE account_id = ${Number(before.account_id)} AND id = ${escapeLiteral(String(before.id))}`;
-  if (!atCommit(tx, sql)) return null;
+  // One prepared statement per set of columns (a reply sets two, a contact's first message three...).
+  const sig = keys.join(',');
+  let update = timesUpdates.get(sig);
+  if (!update) {
+    const sets = keys.map((k, i) => `${k} = $${i + 3}::timestamptz`);
+    timesUpdates.set(sig, (update = sqlPrepared(`UPDATE conversations SET ${sets.join(', ')} WHERE account_id = $1 AND id = $2`)));
+  }
+  const values = keys.map((k) => patch[k] as Date | string | null);
+  if (!atCommit(tx, update([Number(before.account_id), String(before.id), ...values]))) return null;
   return { ...before, ...patch };
 }
+
+/** The prepared time updates, by the columns they set (at most fifteen sets of AT_COMMIT's four). */
+const timesUpdates = new Map<string, (values: readonly (number | string | Date | null)[]) => SqlPrepared>();
 
 export async function deleteConversationRow(tx: Executor, accountId: number, id: string): Promise<void> {
   await tx.query('DELETE FROM conversations WHERE account_id = $1 AND id = $2', [accountId, id]);

@@ -1,7 +1,7 @@
-import { AppError, NotFoundError, withTransaction, withTransactionFrom, type Executor, type Peers, type PoolClient, type RequestContext } from '@parley/shared';
+import { AppError, NotFoundError, sqlPrepared, withTransaction, withTransactionFrom, type Executor, type Peers, type PoolClient, type RequestContext } from '@parley/shared';
 import type { Pool } from 'pg';
 import type { ContactInbox, ContactSnapshot } from '../common/peers';
-import type { ConversationRow, InboxRow, MessageRow } from '../common/rows';
+import { CONVERSATION_COLUMNS, type ConversationRow, type InboxRow, type MessageRow } from '../common/rows';
 import { findInboxByIdentifier } from '../inboxes/repository';
 import type { Projections } from '../projections/store';
 
@@ -63,16 +63,21 @@ export async function scopedConversations(db: Executor, scope: PublicScope): Pro
   return rows;
 }
 
+/** The scoped locking reads, prepared, by their text (one per kind of scope). */
+const scopedLocks = new Map<string, ReturnType<typeof sqlPrepared>>();
+
 /**
  * Runs `fn` in one transaction on the scope's conversation, locked: the lock goes with the BEGIN
- * (one round trip fewer; the ids are integers, the path's and the scope's).
+ * (one round trip fewer; prepared once per connection; the ids are integers, the path's and the scope's).
  */
 export async function mutateScopedConversation<T>(pool: Pool, scope: PublicScope, displayId: number, fn: (tx: PoolClient, conv: ConversationRow) => Promise<T>): Promise<T> {
   const { sql, values } = scopeSql(scope, 2);
   const ids = [displayId, ...values];
   if (!ids.every((v) => Number.isSafeInteger(v))) return withTransaction(pool, async (tx) => fn(tx, await scopedConversation(tx, scope, displayId, { forUpdate: true })));
-  const literal = `SELECT * FROM conversations WHERE display_id = $1 AND ${sql} FOR UPDATE`.replace(/\$(\d+)/g, (_, i: string) => String(ids[Number(i) - 1]));
-  return withTransactionFrom<ConversationRow, T>(pool, literal, async (tx, { rows }) => {
+  const text = `SELECT ${CONVERSATION_COLUMNS} FROM conversations WHERE display_id = $1 AND ${sql} FOR UPDATE`;
+  let lock = scopedLocks.get(text);
+  if (!lock) scopedLocks.set(text, (lock = sqlPrepared(text)));
+  return withTransactionFrom<ConversationRow, T>(pool, lock(ids as number[]), async (tx, { rows }) => {
     if (!rows[0]) throw new NotFoundError('Conversation', 'conversation_id');
     return fn(tx, rows[0]);
   });
