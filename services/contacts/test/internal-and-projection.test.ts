@@ -1,4 +1,6 @@
 import { conversationFixture, malformedEnvelope, messageFixture, randomAccountId, waitFor } from '@parley/testkit';
+import { CONTACT_COLUMNS } from '../src/contacts/repository';
+import { CONTACT_INBOX_COLUMNS } from '../src/contact-inboxes/repository';
 import { admin, agent, anonymous, envelope, expectError, makeInbox, outboxEvents, processed, service, startContacts, type ContactsHarness } from './support';
 
 describe('internal API for the conversations service (docs/contracts.md)', () => {
@@ -10,6 +12,13 @@ describe('internal API for the conversations service (docs/contracts.md)', () =>
 
   const createContact = async (a: number, body: Record<string, unknown>) => (await h.call('POST', `/api/v1/accounts/${a}/contacts`, { as: admin(a), body })).body.payload.contact;
   const resolve = (a: number, body: Record<string, unknown>) => h.call('POST', `/internal/accounts/${a}/contact_inboxes/resolve`, { as: service, body });
+
+  it('when contacts and contact inboxes are read by their prepared statements, then CONTACT_COLUMNS and CONTACT_INBOX_COLUMNS list their every column, in order (a column a migration adds must join them)', async () => {
+    const columns = async (table: string) =>
+      (await h.svc.deps.pool.query<{ name: string }>(`SELECT column_name AS name FROM information_schema.columns WHERE table_schema = current_schema() AND table_name = $1 ORDER BY ordinal_position`, [table])).rows.map((r) => r.name);
+    expect(CONTACT_COLUMNS.split(', ')).toEqual(await columns('contacts'));
+    expect(CONTACT_INBOX_COLUMNS.split(', ')).toEqual(await columns('contact_inboxes'));
+  });
 
   it('when a contact is asked for, then its ContactSnapshot; another account or an unknown id is 404', async () => {
     const a = randomAccountId();

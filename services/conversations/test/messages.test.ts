@@ -1,5 +1,5 @@
 import { asCaller } from '@parley/testkit';
-import { CONVERSATION_COLUMNS, MESSAGE_COLUMNS } from '../src/common/rows';
+import { CONVERSATION_COLUMNS, INBOX_COLUMNS, MESSAGE_COLUMNS } from '../src/common/rows';
 import { createConversation, createInbox, expectError } from './fixtures';
 import { startHarness, type Harness, type TestAccount } from './harness';
 
@@ -20,7 +20,7 @@ describe('messages (service level)', () => {
     inbox = await createInbox(h, acc);
   });
 
-  it('when the messages and conversations tables are read by their prepared statements, then MESSAGE_COLUMNS and CONVERSATION_COLUMNS list their every column, in order (a column a migration adds must join them)', async () => {
+  it('when the messages, conversations and inboxes tables are read by their prepared statements, then MESSAGE_COLUMNS, CONVERSATION_COLUMNS and INBOX_COLUMNS list their every column, in order (a column a migration adds must join them)', async () => {
     const { rows } = await h.svc.deps.pool.query<{ name: string }>(
       `SELECT column_name AS name FROM information_schema.columns WHERE table_schema = current_schema() AND table_name = 'messages' ORDER BY ordinal_position`,
     );
@@ -29,6 +29,10 @@ describe('messages (service level)', () => {
       `SELECT column_name AS name FROM information_schema.columns WHERE table_schema = current_schema() AND table_name = 'conversations' ORDER BY ordinal_position`,
     );
     expect(CONVERSATION_COLUMNS.split(', ')).toEqual(conv.rows.map((r) => r.name));
+    const inboxes = await h.svc.deps.pool.query<{ name: string }>(
+      `SELECT column_name AS name FROM information_schema.columns WHERE table_schema = current_schema() AND table_name = 'inboxes' ORDER BY ordinal_position`,
+    );
+    expect(INBOX_COLUMNS.split(', ')).toEqual(inboxes.rows.map((r) => r.name));
   });
 
   it('when an agent replies, then the message is outgoing from them and message.created carries the conversation snapshot', async () => {

@@ -1,4 +1,4 @@
-import type { Executor } from '@parley/shared';
+import { prepared, type Executor } from '@parley/shared';
 
 export interface ContactInboxRow {
   id: number;
@@ -42,9 +42,15 @@ export async function findContactInbox(db: Executor, accountId: number, id: numb
   return rows[0] ?? null;
 }
 
+/** Every column of `contact_inboxes`, as `ContactInboxRow` has them (see CONTACT_COLUMNS). */
+export const CONTACT_INBOX_COLUMNS = 'id, account_id, contact_id, inbox_id, source_id, hmac_verified, pubsub_token, created_at, updated_at';
+
+// Prepared: every public API call resolves its contact inbox so.
+const bySource = prepared(`SELECT ${CONTACT_INBOX_COLUMNS} FROM contact_inboxes WHERE inbox_id = $1 AND source_id = $2`);
+
 /** By inbox alone: the internal lookup knows the inbox but not (yet) its account. */
 export async function findBySourceAnyAccount(db: Executor, inboxId: number, sourceId: string): Promise<ContactInboxRow | null> {
-  const { rows } = await db.query<ContactInboxRow>('SELECT * FROM contact_inboxes WHERE inbox_id = $1 AND source_id = $2', [inboxId, sourceId]);
+  const { rows } = await db.query<ContactInboxRow>(bySource([inboxId, sourceId]));
   return rows[0] ?? null;
 }
 

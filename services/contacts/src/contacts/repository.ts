@@ -1,4 +1,4 @@
-import type { Executor } from '@parley/shared';
+import { prepared, type Executor } from '@parley/shared';
 import type { SortSpec } from './schemas';
 
 /** An uploaded avatar's metadata (bytes in contact_avatars); `token` names its public URL. */
@@ -87,8 +87,19 @@ export async function insertContactIfAbsent(db: Executor, accountId: number, w: 
   return rows[0] ?? null;
 }
 
+/**
+ * Every column of `contacts`, as `ContactRow` has them: what its prepared statements return
+ * instead of `*` (a prepared statement's result type is fixed; a column a migration adds must join).
+ */
+export const CONTACT_COLUMNS =
+  'id, account_id, name, email, phone_number, identifier, avatar_url, avatar, additional_attributes, custom_attributes, blocked, labels, last_activity_at, created_at, updated_at';
+
+// Prepared: the public API asks for a contact on every call (its plan weighs the table's many indexes).
+const contactById = prepared(`SELECT ${CONTACT_COLUMNS} FROM contacts WHERE account_id = $1 AND id = $2`);
+const contactByIdForUpdate = prepared(`SELECT ${CONTACT_COLUMNS} FROM contacts WHERE account_id = $1 AND id = $2 FOR UPDATE`);
+
 export async function findContact(db: Executor, accountId: number, id: number, opts: { forUpdate?: boolean } = {}): Promise<ContactRow | null> {
-  const { rows } = await db.query<ContactRow>(`SELECT * FROM contacts WHERE account_id = $1 AND id = $2${opts.forUpdate ? ' FOR UPDATE' : ''}`, [accountId, id]);
+  const { rows } = await db.query<ContactRow>((opts.forUpdate ? contactByIdForUpdate : contactById)([accountId, id]));
   return rows[0] ?? null;
 }
 
@@ -135,16 +146,17 @@ export async function deleteAccountContacts(db: Executor, accountId: number): Pr
   return r.rowCount ?? 0;
 }
 
-/** Activity only moves forward (events may arrive out of order). */
-/** Several contacts' last activity in one statement (a consumer batch's messages); each only moves forward. */
+// Prepared: once a consumer batch with a contact's messages (its plan weighed the table's indexes every batch).
+const touchMany = prepared(
+  `UPDATE contacts c SET last_activity_at = t.at
+     FROM unnest($1::int[], $2::int[], $3::timestamptz[]) AS t (account_id, id, at)
+    WHERE c.account_id = t.account_id AND c.id = t.id AND (c.last_activity_at IS NULL OR c.last_activity_at < t.at)`,
+);
+
+/** Several contacts' last activity in one statement (a consumer batch's messages); each only moves forward (events may arrive out of order). */
 export async function touchLastActivities(db: Executor, touches: Array<{ accountId: number; id: number; at: Date }>): Promise<void> {
   if (touches.length === 0) return;
-  await db.query(
-    `UPDATE contacts c SET last_activity_at = t.at
-       FROM unnest($1::int[], $2::int[], $3::timestamptz[]) AS t (account_id, id, at)
-      WHERE c.account_id = t.account_id AND c.id = t.id AND (c.last_activity_at IS NULL OR c.last_activity_at < t.at)`,
-    [touches.map((t) => t.accountId), touches.map((t) => t.id), touches.map((t) => t.at)],
-  );
+  await db.query(touchMany([touches.map((t) => t.accountId), touches.map((t) => t.id), touches.map((t) => t.at)]));
 }
 
 export async function touchLastActivity(db: Executor, accountId: number, id: number, at: Date): Promise<void> {

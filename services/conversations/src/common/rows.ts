@@ -25,6 +25,10 @@ export interface InboxRow {
   updated_at: Date;
 }
 
+/** Every column of `inboxes`, in the table's order (see MESSAGE_COLUMNS). */
+export const INBOX_COLUMNS =
+  'id, account_id, name, channel_type, identifier, hmac_token, hmac_mandatory, webhook_url, avatar_url, greeting_enabled, greeting_message, enable_auto_assignment, working_hours_enabled, out_of_office_message, timezone, csat_survey_enabled, allow_messages_after_resolved, lock_to_single_conversation, additional_attributes, created_at, updated_at, working_hours';
+
 export type ConversationStatus = 'open' | 'resolved' | 'pending' | 'snoozed';
 
 export interface ConversationRow {

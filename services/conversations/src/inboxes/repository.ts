@@ -1,5 +1,5 @@
-import type { Executor } from '@parley/shared';
-import type { InboxRow } from '../common/rows';
+import { prepared, type Executor } from '@parley/shared';
+import { INBOX_COLUMNS, type InboxRow } from '../common/rows';
 
 export const INBOX_SETTINGS = [
   'name', 'avatar_url', 'greeting_enabled', 'greeting_message', 'enable_auto_assignment', 'working_hours_enabled',
@@ -37,8 +37,11 @@ export async function findInbox(db: Executor, accountId: number, id: number, opt
   return rows[0] ?? null;
 }
 
+// Prepared: every public API call finds its inbox so.
+const inboxByIdentifier = prepared(`SELECT ${INBOX_COLUMNS} FROM inboxes WHERE identifier = $1`);
+
 export async function findInboxByIdentifier(db: Executor, identifier: string): Promise<InboxRow | null> {
-  const { rows } = await db.query<InboxRow>('SELECT * FROM inboxes WHERE identifier = $1', [identifier]);
+  const { rows } = await db.query<InboxRow>(inboxByIdentifier([identifier]));
   return rows[0] ?? null;
 }
 
