@@ -4,7 +4,7 @@ import { escapeLiteral } from 'pg';
 import { begin, commit, rollback } from './db';
 import type { Logger } from './logger';
 import type { AmqpConnection } from './amqp';
-import { parseEnvelope, type EventEnvelope } from './events/envelope';
+import { parseEnvelope, TYPE_HEADER, type EventEnvelope } from './events/envelope';
 import { assertTopology } from './amqp';
 import type { ServiceMetrics } from './metrics';
 import { inSpan, tracingEnabled } from './tracing';
@@ -45,6 +45,13 @@ export interface ConsumerOptions {
   queue: string;
   /** Routing-key patterns to bind (`conversation.*`, `#`). */
   bindings: string[];
+  /**
+   * Event types bound only for the events whose published headers match (`routingHeaders`, e.g.
+   * a contact's messages): through a headers exchange of the queue's own (`<queue>.filter`), so
+   * the broker never delivers the others. A type here is not also in `bindings` (its plain
+   * binding, left by an earlier version, is removed).
+   */
+  headerBindings?: HeaderBinding[];
   pool: Pool;
   amqp: AmqpConnection;
   log: Logger;
@@ -65,6 +72,12 @@ export interface ConsumerOptions {
   /** Base delay before a failed message is retried (doubles each attempt). */
   retryDelayMs?: number;
   metrics?: ServiceMetrics;
+}
+
+/** An event type a queue takes only when the event's headers have these values (see `routingHeaders`). */
+export interface HeaderBinding {
+  type: string;
+  headers: Record<string, string>;
 }
 
 /** Thrown by a handler for a message that can never succeed: dead-lettered at once. */
@@ -232,6 +245,19 @@ export class EventConsumer {
       arguments: { 'x-dead-letter-exchange': amqp.deadLetterExchange, 'x-dead-letter-routing-key': this.queue, ...expires },
     });
     for (const key of this.opts.bindings) await ch.bindQueue(this.queue, amqp.exchange, key);
+    const filtered = this.opts.headerBindings ?? [];
+    if (filtered.length > 0) {
+      // The queue's own headers exchange, fed the filtered types by the topic exchange; it goes
+      // with the queue (auto-delete: when its last queue binding does, as when a test's queue expires).
+      const filter = `${this.queue}.filter`;
+      await ch.assertExchange(filter, 'headers', { durable: true, autoDelete: true });
+      for (const b of filtered) {
+        await ch.bindQueue(this.queue, filter, '', { 'x-match': 'all', [TYPE_HEADER]: b.type, ...b.headers });
+        await ch.bindExchange(filter, amqp.exchange, b.type);
+        // An earlier version's plain binding of the type (after the new one: no moment without either).
+        await ch.unbindQueue(this.queue, amqp.exchange, b.type);
+      }
+    }
     // Batch mode: room for the next batch to gather while the ones being handled are written.
     await ch.prefetch(this.opts.batch ? this.opts.batch.size * (this.concurrency + 1) : (this.opts.prefetch ?? 20));
     this.channel = ch;

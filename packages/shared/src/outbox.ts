@@ -5,7 +5,7 @@ import type { AmqpConnection } from './amqp';
 import type { RequestContext } from './context';
 import type { ServiceMetrics } from './metrics';
 import { withTraceparent } from './tracing';
-import { buildEnvelope, type EventEnvelope, type NewEvent } from './events/envelope';
+import { buildEnvelope, SENDER_TYPE_HEADER, TYPE_HEADER, type EventEnvelope, type NewEvent } from './events/envelope';
 
 const insertOutbox = prepared('INSERT INTO outbox (event_id, routing_key, payload) VALUES ($1, $2, $3)');
 /**
@@ -14,15 +14,35 @@ const insertOutbox = prepared('INSERT INTO outbox (event_id, routing_key, payloa
  * failed publish rolls it back). The payload comes as the text Postgres stores, published as is
  * (no parse and re-serialisation in the relay), in id order (RETURNING alone has none).
  */
+/** The event types published with their sender's type (SENDER_TYPE_HEADER). */
+const WITH_SENDER = ['message.created', 'message.updated'];
+
 const claimOutbox = prepared(
   `WITH claimed AS (
      UPDATE outbox o SET published_at = now(), attempts = o.attempts + 1
        FROM (SELECT id FROM outbox WHERE published_at IS NULL ORDER BY id LIMIT $1 FOR UPDATE SKIP LOCKED) c
       WHERE o.id = c.id
-     RETURNING o.id, o.event_id, o.routing_key, o.payload::text AS payload, o.payload->>'traceparent' AS traceparent
+     RETURNING o.id, o.event_id, o.routing_key, o.payload::text AS payload, o.payload->>'traceparent' AS traceparent,
+               CASE WHEN o.routing_key IN (${WITH_SENDER.map((t) => `'${t}'`).join(', ')}) THEN o.payload->'data'->>'sender_type' END AS sender_type
    )
    SELECT * FROM claimed ORDER BY id`,
 );
+
+/**
+ * The headers an event is published with, which a queue may bind on through a headers exchange
+ * (`on(type, handler, { headers })`) so that the broker never sends it events it would only
+ * ack: the event's type (also its routing key) and, for a message, its sender's type
+ * (`Contact`, `User`, `AgentBot`...). Read by the claim from the stored payload.
+ */
+export function routingHeaders(routingKey: string, senderType: string | null): Record<string, string> {
+  return senderType ? { [TYPE_HEADER]: routingKey, [SENDER_TYPE_HEADER]: senderType } : { [TYPE_HEADER]: routingKey };
+}
+
+/** `routingHeaders` of an envelope (what the relay publishes it with; for test publishers). */
+export function headersOf(event: Pick<EventEnvelope, 'type' | 'data'>): Record<string, string> {
+  const sender = event.data['sender_type'];
+  return routingHeaders(event.type, WITH_SENDER.includes(event.type) && typeof sender === 'string' ? sender : null);
+}
 
 /**
  * Records an event in the service's outbox, inside the caller's transaction: the event
@@ -186,7 +206,7 @@ export class OutboxRelay {
       // The claim stays a prepared statement of its own: planning it on every look (were it sent
       // with the BEGIN as text) costs Postgres more than the round trip saves.
       await begin(client);
-      const { rows } = await client.query<{ id: string; event_id: string; routing_key: string; payload: string; traceparent: string | null }>(claimOutbox([this.batchSize]));
+      const { rows } = await client.query<{ id: string; event_id: string; routing_key: string; payload: string; traceparent: string | null; sender_type: string | null }>(claimOutbox([this.batchSize]));
       if (rows.length === 0) {
         await commit(client);
         return 0;
@@ -201,6 +221,7 @@ export class OutboxRelay {
             contentType: 'application/json',
             messageId: row.event_id,
             type: row.routing_key,
+            headers: routingHeaders(row.routing_key, row.sender_type),
             timestamp: Math.floor(Date.now() / 1000),
           }),
         );

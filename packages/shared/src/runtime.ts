@@ -9,7 +9,7 @@ import { createPool, serviceDatabaseUrl } from './db';
 import { migrateService } from './migrate';
 import { AmqpConnection } from './amqp';
 import { OutboxRelay } from './outbox';
-import { EventConsumer, type BatchOptions, type EventHandler } from './consumer';
+import { EventConsumer, type BatchOptions, type EventHandler, type HeaderBinding } from './consumer';
 import type { EventEnvelope } from './events/envelope';
 import { createRedis, type Redis, type RedisClientOptions } from './redis';
 import { healthRouter } from './health';
@@ -32,6 +32,8 @@ export type ConsumerSpec = {
   /** Queue suffix; the queue is `<service>.<name>`. */
   name: string;
   bindings: string[];
+  /** Types bound only for events whose headers match (EventConsumer's `headerBindings`). */
+  headerBindings?: HeaderBinding[];
   /** Events that need no handling at all are acked without a transaction (EventConsumer's `wants`). */
   wants?: (event: EventEnvelope) => boolean;
 } & ({ handle: EventHandler; batch?: never } | { batch: BatchOptions; handle?: never });
@@ -187,6 +189,7 @@ export async function bootService<C extends BaseConfig>(def: ServiceDefinition<C
       new EventConsumer({
         queue: `${def.name}.${spec.name}`,
         bindings: spec.bindings,
+        headerBindings: spec.headerBindings,
         pool,
         amqp,
         log,

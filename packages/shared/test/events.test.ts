@@ -16,13 +16,14 @@ import {
   ServiceMetrics,
   serviceDatabaseUrl,
   sqlPrepared,
+  SENDER_TYPE_HEADER,
   systemContext,
   withTransaction,
   withTransactionFrom,
   writeEvent,
   type Pool,
 } from '../src';
-import { createTestEnv, freePort, infra, waitFor, type TestEnv } from '@parley/testkit';
+import { conversationFixture, createTestEnv, freePort, infra, messageFixture, waitFor, type TestEnv } from '@parley/testkit';
 
 const log = createLogger('kernel-test', 'silent');
 const SERVICE = 'kerneltest';
@@ -336,6 +337,66 @@ describe('outbox relay and consumer runner against real Postgres and RabbitMQ', 
       expect(await counted({ type: 'test.ping', outcome: 'failed' })).toBe(1 + 2);
     });
   });
+  it('when a consumer binds a type on headers, then the broker delivers it only the events whose published headers match, and a plain binding left from before is gone', async () => {
+    const amqp = new AmqpConnection(infra().amqpUrl, log, env.namespace, 60_000);
+    await amqp.connect();
+    const relay = new OutboxRelay({ pool, listenUrl: roleUrl, schema: SERVICE, amqp, log, pollMs: 60_000 });
+    const seen: Array<{ id: string; sender: string | null }> = [];
+    const spec = inBatches(
+      defineConsumer('filtered', (on) => {
+        on('message.created', async (_tx, m, event) => void seen.push({ id: event.id, sender: m.sender_type }), { headers: { [SENDER_TYPE_HEADER]: 'Contact' } });
+        on('test.ping', async (_tx, data, event) => void seen.push({ id: event.id, sender: String(data['id']) }));
+      }),
+      { size: 10, maxWaitMs: 5 },
+    );
+    expect(spec.bindings).toEqual(['test.ping']);
+    expect(spec.headerBindings).toEqual([{ type: 'message.created', headers: { [SENDER_TYPE_HEADER]: 'Contact' } }]);
+    const delivered: string[] = [];
+    const consumer = new EventConsumer({
+      queue: `${SERVICE}.filtered`,
+      bindings: spec.bindings,
+      headerBindings: spec.headerBindings,
+      pool,
+      amqp,
+      log,
+      batch: spec.batch,
+      // Every event the queue is given passes here: what the broker filtered never does.
+      wants: (event) => (delivered.push(event.id), spec.wants?.(event) ?? true),
+    });
+    // An earlier version's plain binding of the type, as a deployment upgraded in place has it.
+    const queue = consumer.queue;
+    await ch.assertExchange(`${env.namespace}domain.events`, 'topic', { durable: true });
+    await ch.assertQueue(queue, { durable: true, arguments: { 'x-dead-letter-exchange': amqp.deadLetterExchange, 'x-dead-letter-routing-key': queue, 'x-expires': 60_000 } });
+    await ch.bindQueue(queue, `${env.namespace}domain.events`, 'message.created');
+    const ctx = systemContext(SERVICE, 1, 'req-headers');
+    const conv = conversationFixture(1, 9001);
+    try {
+      await consumer.start();
+      relay.start();
+      const written = await withTransaction(pool, async (tx) => [
+        await writeEvent(tx, ctx, { type: 'message.created', accountId: 1, data: messageFixture(conv, { content: 'from the contact' }) }),
+        await writeEvent(tx, ctx, { type: 'message.created', accountId: 1, data: messageFixture(conv, { message_type: 1, sender_type: 'User', sender_id: 5, content: 'reply' }) }),
+        await writeEvent(tx, ctx, { type: 'message.created', accountId: 1, data: messageFixture(conv, { message_type: 2, sender_type: null, sender_id: null, content: 'activity' }) }),
+        await writeEvent(tx, ctx, { type: 'test.ping', accountId: 1, data: { id: 'after' } }),
+      ]);
+      const [contact, reply, activity, after] = written.map((e) => e.id);
+      // The ping was written last and published last, in one burst with the messages.
+      await waitFor(() => seen.some((s) => s.id === after), { what: 'the ping handled' });
+      await waitFor(async () => (await ch.checkQueue(queue)).messageCount === 0, { what: 'queue drained' });
+      expect(seen).toEqual([
+        { id: contact, sender: 'Contact' },
+        { id: after, sender: 'after' },
+      ]);
+      expect(delivered).toEqual([contact, after]);
+      expect(delivered).not.toContain(reply);
+      expect(delivered).not.toContain(activity);
+    } finally {
+      await relay.stop();
+      await consumer.stop();
+      await amqp.close();
+    }
+  });
+
   describe('consumer in batch mode with wants (inBatches over defineConsumer)', () => {
     let amqp: AmqpConnection;
     let consumer: EventConsumer;

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { AmqpConnection, createLogger, parseEnvelope, type EventEnvelope } from '@parley/shared';
+import { AmqpConnection, createLogger, headersOf, parseEnvelope, type EventEnvelope } from '@parley/shared';
 import { infra } from './infra';
 import { waitFor } from './helpers';
 
@@ -55,7 +55,8 @@ export function createBus(namespace: string): TestBus {
     async publish(...events) {
       const ch = await conn.confirmChannel();
       for (const ev of events) {
-        ch.publish(conn.exchange, ev.type, Buffer.from(JSON.stringify(ev)), { persistent: true, contentType: 'application/json', messageId: ev.id, type: ev.type });
+        // With the relay's headers: a queue bound on them (a contact's messages) gets what it would.
+        ch.publish(conn.exchange, ev.type, Buffer.from(JSON.stringify(ev)), { persistent: true, contentType: 'application/json', messageId: ev.id, type: ev.type, headers: headersOf(ev) });
       }
       await ch.waitForConfirms();
     },

@@ -216,15 +216,19 @@ describe('inbox projection (inbox.* and inbox_member.* events)', () => {
     await waitFor(async () => (await h.db.query('SELECT 1 FROM contacts.inbox_members WHERE inbox_id = $1 AND user_id = 9', [inbox.id])).rowCount === 1);
   });
 
-  it("when messages arrive, then a contact's own is handled (once, also when delivered again) and agents' replies are acked with no transaction", async () => {
+  it("when messages arrive, then a contact's own is handled (once, also when delivered again) and agents' replies never reach the queue", async () => {
+    // Every message.created the queue is given is counted once by the consumer, whatever it does with it.
+    const delivered = async () =>
+      (await h.svc.deps.metrics.events.get()).values.filter((v) => v.labels['queue'] === 'contacts.events' && v.labels['type'] === 'message.created').reduce((n, v) => n + v.value, 0);
+    const before = await delivered();
     const a = randomAccountId();
     const c = (await h.call('POST', `/api/v1/accounts/${a}/contacts`, { as: admin(a), body: { name: 'Busy', email: `busy-${a}@acme.test` } })).body.payload.contact;
     const t = Math.floor(Date.now() / 1000);
     const conv = conversationFixture(a, 1, { contact_id: c.id });
     const reply = envelope('message.created', a, messageFixture(conv, { id: 1, content: 'on it', message_type: 1, sender_type: 'User', sender_id: 3, created_at: t + 500 }));
     const own = envelope('message.created', a, messageFixture(conv, { id: 2, content: 'hi', sender_type: 'Contact', sender_id: c.id, created_at: t - 50 }));
-    // The queue is bound to message.created (a key the consumer handles): the contact's own message is handled,
-    // in one batch with its redelivered copy and the reply.
+    // The queue gets a contact's message.created only (bound on the sender-type header): the contact's own
+    // message is handled, in one batch with its redelivered copy; the reply is never delivered.
     await h.bus.publish(reply, own, own);
     await processed(h.db, own.id);
     const { rows } = await h.db.query('SELECT event_id FROM contacts.processed_events WHERE event_id = ANY($1::uuid[])', [[reply.id, own.id]]);
@@ -237,5 +241,7 @@ describe('inbox projection (inbox.* and inbox_member.* events)', () => {
     await processed(h.db, after.id);
     expect((await h.db.query('SELECT count(*)::int AS n FROM contacts.processed_events WHERE event_id = $1', [own.id])).rows[0].n).toBe(1);
     expect((await h.call('GET', `/api/v1/accounts/${a}/contacts/${c.id}`, { as: admin(a) })).body.payload.last_activity_at).toBe(t - 40);
+    // The contact's message three times and the later one: the broker kept the reply away.
+    expect((await delivered()) - before).toBe(4);
   });
 });

@@ -7,6 +7,13 @@ import { currentTraceparent } from '../tracing';
 
 export const EXCHANGE = 'domain.events';
 export const DEAD_LETTER_EXCHANGE = 'domain.events.dlx';
+/**
+ * Published with every event: its type (also the routing key), for bindings through a headers
+ * exchange. Not `x-` names: RabbitMQ's headers exchange leaves those out of its match.
+ */
+export const TYPE_HEADER = 'parley-type';
+/** Published with every message event: the sender's type (`Contact`, `User`, `AgentBot`, ...; absent when nobody sent it). */
+export const SENDER_TYPE_HEADER = 'parley-sender-type';
 
 /** `{field: [before, after]}` */
 export const changesSchema = z.record(z.string(), z.tuple([z.unknown(), z.unknown()]));

@@ -1,5 +1,5 @@
 import type { PoolClient } from 'pg';
-import { PoisonMessageError } from '../consumer';
+import { PoisonMessageError, type HeaderBinding } from '../consumer';
 import type { ConsumerSpec } from '../runtime';
 import type { EventData, EventType } from './catalogue';
 import type { EventEnvelope, TypedEnvelope } from './envelope';
@@ -17,7 +17,19 @@ export type EventHandlerFor<T extends EventType> = (tx: PoolClient, data: EventD
  * without a transaction (the kernel consumer's `wants`), e.g. contacts handles only a contact's
  * own `message.created`, not agents' replies.
  */
-export type On = <T extends EventType>(types: T | readonly T[], handler: EventHandlerFor<T>, opts?: { when?: (data: EventData<T>, event: TypedEnvelope<T>) => boolean }) => void;
+export type On = <T extends EventType>(
+  types: T | readonly T[],
+  handler: EventHandlerFor<T>,
+  opts?: {
+    when?: (data: EventData<T>, event: TypedEnvelope<T>) => boolean;
+    /**
+     * The published headers (`routingHeaders`) an event of these types must have for the queue to
+     * get it at all: the broker filters, so the others cost no delivery (a contact's messages:
+     * `{ [SENDER_TYPE_HEADER]: 'Contact' }`). `when` still decides for what does arrive.
+     */
+    headers?: Record<string, string>;
+  },
+) => void;
 
 type HandleSpec = Extract<ConsumerSpec, { handle: unknown }>;
 type BatchSpec = Extract<ConsumerSpec, { batch: unknown }>;
@@ -34,17 +46,21 @@ type BatchSpec = Extract<ConsumerSpec, { batch: unknown }>;
 export function defineConsumer(name: string, register: (on: On) => void): HandleSpec {
   const handlers = new Map<string, EventHandlerFor<EventType>>();
   const filters = new Map<string, (data: unknown, event: unknown) => boolean>();
+  const headerBindings: HeaderBinding[] = [];
   const on: On = (types, handler, opts) => {
     for (const type of (typeof types === 'string' ? [types] : types) as EventType[]) {
       if (handlers.has(type)) throw new Error(`consumer ${name}: two handlers for ${type}`);
       handlers.set(type, handler as unknown as EventHandlerFor<EventType>);
       if (opts?.when) filters.set(type, opts.when as unknown as (data: unknown, event: unknown) => boolean);
+      if (opts?.headers) headerBindings.push({ type, headers: opts.headers });
     }
   };
   register(on);
+  const filtered = new Set(headerBindings.map((b) => b.type));
   return {
     name,
-    bindings: [...handlers.keys()],
+    bindings: [...handlers.keys()].filter((t) => !filtered.has(t)),
+    ...(headerBindings.length > 0 ? { headerBindings } : {}),
     // A stale binding's type (no handler) and events a handler's `when` declines need no transaction.
     wants: (event) => {
       if (!handlers.has(event.type)) return false;

@@ -1,4 +1,4 @@
-import { defineConsumer, gatherForCommit, PoisonMessageError, type EventEnvelope, type Executor, type Logger, type ProjectionKit } from '@parley/shared';
+import { defineConsumer, gatherForCommit, PoisonMessageError, SENDER_TYPE_HEADER, type EventEnvelope, type Executor, type Logger, type ProjectionKit } from '@parley/shared';
 import { deleteForInbox } from '../contact-inboxes/repository';
 import { deleteAccountContacts, touchLastActivities, touchLastActivity } from '../contacts/repository';
 import { addInboxMember, deleteInboxMembers, removeInboxMember } from '../inboxes/repository';
@@ -41,8 +41,8 @@ export function contactsConsumer(log: Logger, copies: ProjectionKit) {
     on('inbox_member.removed', async (tx, m, event) => {
       await removeInboxMember(tx, accountOf(event), m.inbox_id, m.user_id);
     });
-    // Chatwoot's Message#update_contact_activity: a contact's own message is their activity. Any
-    // other message (agents' replies, notes, activity) is acked without a transaction.
+    // Chatwoot's Message#update_contact_activity: a contact's own message is their activity. Other
+    // messages (agents' replies, notes, activity) are not even delivered.
     const contactsOwn = (m: { message_type: number; sender_type: string | null; sender_id: number | null }) => m.message_type === 0 && m.sender_type === 'Contact' && !!m.sender_id;
     on(
       'message.created',
@@ -50,7 +50,8 @@ export function contactsConsumer(log: Logger, copies: ProjectionKit) {
         if (!contactsOwn(m) || !m.sender_id) return;
         await touch(tx, accountOf(event), m.sender_id, m.created_at ? new Date(m.created_at * 1000) : new Date(event.occurred_at));
       },
-      { when: contactsOwn },
+      // Only a contact's messages reach the queue (the broker filters on the sender's type).
+      { when: contactsOwn, headers: { [SENDER_TYPE_HEADER]: 'Contact' } },
     );
     on('account.deleted', async (tx, _account, event) => {
       const accountId = accountOf(event);
