@@ -83,6 +83,18 @@ export interface SqlPrepared {
 
 /** The SQL-prepared statements each connection holds (a connection's are its own; a new connection, none). */
 const preparedBySql = new WeakMap<PoolClient, Set<string>>();
+/**
+ * The statements prepared so far on some connection of each kind (role, database and options: one
+ * pool's connections, which resolve the statements' tables alike), by name: a transaction's BEGIN
+ * prepares the ones its connection lacks. By kind, not per process: tests run several services in
+ * one process, and one's statements name tables another's role cannot see.
+ */
+const knownBySql = new Map<string, Map<string, string>>();
+
+function kindOf(client: PoolClient): string {
+  const p = (client as unknown as { connectionParameters?: { user?: string; database?: string; options?: string } }).connectionParameters;
+  return `${p?.user ?? ''}@${p?.database ?? ''}/${p?.options ?? ''}`;
+}
 
 function literal(v: SqlValue): string {
   if (v === null) return 'NULL';
@@ -121,6 +133,28 @@ async function ensurePrepared(client: PoolClient, stmt: SqlPrepared): Promise<vo
   if (names.has(stmt.name)) return;
   await client.query(stmt.prepare);
   names.add(stmt.name);
+  const kind = kindOf(client);
+  let known = knownBySql.get(kind);
+  if (!known) knownBySql.set(kind, (known = new Map()));
+  known.set(stmt.name, stmt.prepare);
+}
+
+/**
+ * Before a transaction: prepares on `client` every statement that connections of its kind have
+ * prepared and it lacks (once per connection and statement), so that one queued for the COMMIT
+ * needs no round trip of its own inside the transaction, while it holds its locks.
+ */
+async function prepareKnown(client: PoolClient): Promise<void> {
+  const known = knownBySql.get(kindOf(client));
+  if (!known) return;
+  let names = preparedBySql.get(client);
+  if (!names) preparedBySql.set(client, (names = new Set()));
+  if (names.size >= known.size) return;
+  for (const [name, prepare] of known) {
+    if (names.has(name)) continue;
+    await client.query(prepare);
+    names.add(name);
+  }
 }
 
 /** What open transactions do at their COMMIT: gathered work to write first, then statements sent with it. */
@@ -142,12 +176,13 @@ const beforeCommit = new WeakMap<PoolClient, AtCommit>();
 export async function begin(client: PoolClient): Promise<void>;
 export async function begin<R extends QueryResultRow = QueryResultRow>(client: PoolClient, first: string | SqlPrepared): Promise<QueryResult<R>>;
 export async function begin(client: PoolClient, first?: string | SqlPrepared): Promise<QueryResult | void> {
+  // Before the transaction (PREPARE is not transactional, and its failure must not abort one).
+  await prepareKnown(client);
   if (first === undefined) {
     beforeCommit.set(client, { sql: [], gathered: new Map() });
     await client.query('BEGIN');
     return;
   }
-  // Before the transaction (PREPARE is not transactional, and its failure must not abort one).
   if (typeof first !== 'string') await ensurePrepared(client, first);
   beforeCommit.set(client, { sql: [], gathered: new Map() });
   // Several statements in one simple query answer one result each: BEGIN's, then `first`'s.

@@ -549,6 +549,12 @@ describe('outbox relay and consumer runner against real Postgres and RabbitMQ', 
     }
     await run(1, 'after the failure');
     expect((await pool.query('SELECT note FROM prep_notes WHERE id = 1')).rows[0].note).toBe('after the failure');
+    // A statement made after its transaction began is prepared at the commit.
+    await withTransactionFrom(pool, read([2]), async (tx) => {
+      const late = sqlPrepared("UPDATE prep_notes SET note = $2 || ' (late)' WHERE id = $1");
+      expect(atCommit(tx, late([2, 'made late']))).toBe(true);
+    });
+    expect((await pool.query('SELECT note FROM prep_notes WHERE id = 2')).rows[0].note).toBe('made late (late)');
   });
 
   it('when writes are gathered for the commit, then they are written once at the commit, and a failing flush commits nothing', async () => {

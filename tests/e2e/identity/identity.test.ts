@@ -558,7 +558,10 @@ describe('identity through the gateway: platform API, profile, agents, teams, bo
       await live(held.store);
       const pending = held.store.resolve(u.token);
       await waitFor(() => held.loaded() || undefined, { what: 'the held load' });
+      const seen = held.store.invalidations;
       expect((await call('DELETE', `/api/v1/accounts/${acc.accountId}/agents/${u.userId}`, { token: acc.admin.token })).status).toBe(200);
+      // The removal's invalidation reaches this replica (pub/sub, on a loaded machine not at once) before its load ends.
+      await waitFor(() => held.store.invalidations > seen || undefined, { what: 'the invalidation at the other replica' });
       held.release();
       const stale = await pending;
       expect(stale?.kind === 'user' && stale.memberships[String(acc.accountId)]).toBe('agent'); // it did read before the removal
@@ -576,7 +579,10 @@ describe('identity through the gateway: platform API, profile, agents, teams, bo
       await live(held.store);
       const pending = held.store.account(s.accountId);
       await waitFor(() => held.loaded() || undefined, { what: 'the held load' });
+      const seen = held.store.invalidations;
       await call('PATCH', `/platform/api/v1/accounts/${s.accountId}`, { ...platform, body: { status: 'suspended' } });
+      // The suspension's invalidation reaches this replica (pub/sub, on a loaded machine not at once) before its load ends.
+      await waitFor(() => held.store.invalidations > seen || undefined, { what: 'the invalidation at the other replica' });
       held.release();
       expect((await pending)?.status).toBe('active');
       expect((await held.store.account(s.accountId))?.status).toBe('suspended');

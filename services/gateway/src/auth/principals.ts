@@ -116,6 +116,11 @@ export class PrincipalStore {
     return this.live;
   }
 
+  /** How many invalidations and flushes this store has taken (a test waits for one to arrive). */
+  get invalidations(): number {
+    return this.generation;
+  }
+
   private subscribing = false;
 
   private async subscribe(): Promise<void> {
