@@ -48,8 +48,9 @@ export interface ConsumerOptions {
   /**
    * Event types bound only for the events whose published headers match (`routingHeaders`, e.g.
    * a contact's messages): through a headers exchange of the queue's own (`<queue>.filter`), so
-   * the broker never delivers the others. A type here is not also in `bindings` (its plain
-   * binding, left by an earlier version, is removed).
+   * the broker never delivers the others; an event published without routing headers (by an
+   * older version) is still delivered. A type here is not also in `bindings` (its plain binding,
+   * left by an earlier version, is removed).
    */
   headerBindings?: HeaderBinding[];
   pool: Pool;
@@ -247,12 +248,22 @@ export class EventConsumer {
     for (const key of this.opts.bindings) await ch.bindQueue(this.queue, amqp.exchange, key);
     const filtered = this.opts.headerBindings ?? [];
     if (filtered.length > 0) {
-      // The queue's own headers exchange, fed the filtered types by the topic exchange; it goes
-      // with the queue (auto-delete: when its last queue binding does, as when a test's queue expires).
+      // The queue's own headers exchange, fed the filtered types by the topic exchange: an event
+      // whose headers match goes to the queue; one of the type that does not is taken by the drop
+      // exchange (bound to nothing), and is gone. An event with no routing headers at all, from a
+      // publisher older than them (a rolling upgrade), matches neither and goes through the
+      // filter's alternate exchange to the queue, whose `wants` decides as before: nothing is
+      // lost while old and new versions run side by side.
       const filter = `${this.queue}.filter`;
-      await ch.assertExchange(filter, 'headers', { durable: true, autoDelete: true });
+      const drop = `${filter}.drop`;
+      const unfiltered = `${filter}.unfiltered`;
+      await ch.assertExchange(unfiltered, 'fanout', { durable: true, autoDelete: true });
+      await ch.assertExchange(drop, 'fanout', { durable: true });
+      await ch.assertExchange(filter, 'headers', { durable: true, autoDelete: true, alternateExchange: unfiltered });
+      await ch.bindQueue(this.queue, unfiltered, '');
       for (const b of filtered) {
         await ch.bindQueue(this.queue, filter, '', { 'x-match': 'all', [TYPE_HEADER]: b.type, ...b.headers });
+        await ch.bindExchange(drop, filter, '', { 'x-match': 'all', [TYPE_HEADER]: b.type });
         await ch.bindExchange(filter, amqp.exchange, b.type);
         // An earlier version's plain binding of the type (after the new one: no moment without either).
         await ch.unbindQueue(this.queue, amqp.exchange, b.type);

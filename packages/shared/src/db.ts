@@ -58,7 +58,9 @@ export function createPool(connectionString: string, schema: string, max = 10, e
  * sides. For hot statements with fixed text only, never `SELECT *` or `RETURNING *` (a
  * migration that adds a column would change a prepared statement's result type, which
  * Postgres refuses on connections that prepared it; so would a migration that changes the type
- * of a column such a statement returns: that needs its services restarted), and only where one
+ * of a column such a statement returns: that needs its services restarted; and one that drops a
+ * column a statement names needs a release that no longer names it first, expand then contract:
+ * `columnsOf` lists, held to the row types, let a row type lose a field before its table does), and only where one
  * plan fits every parameter (a primary-key lookup, an insert). Postgres makes custom plans for
  * the first five runs and keeps a generic one only if it costs no more: the parse is always saved,
  * the planning usually.
@@ -69,6 +71,16 @@ export function createPool(connectionString: string, schema: string, max = 10, e
 export function prepared(text: string): (values: unknown[]) => QueryConfig {
   const name = `p_${createHash('sha1').update(text).digest('hex').slice(0, 20)}`;
   return (values) => ({ name, text, values });
+}
+
+/**
+ * A row type's columns for a statement's select list (prepared statements name their columns,
+ * never `*`): `columnsOf<ContactRow>({ id: true, name: true, ... })` is `'id, name, ...'`, and the
+ * compiler refuses a field the type lacks or a missing one, so list and row type agree; a test
+ * holds the list to the table.
+ */
+export function columnsOf<Row>(fields: { [K in keyof Required<Row>]: true }): string {
+  return Object.keys(fields).join(', ');
 }
 
 /** A value of an `EXECUTE`: an integer or a number, text (escaped here), a time, or NULL. */
@@ -152,8 +164,14 @@ async function prepareKnown(client: PoolClient): Promise<void> {
   if (names.size >= known.size) return;
   for (const [name, prepare] of known) {
     if (names.has(name)) continue;
-    await client.query(prepare);
-    names.add(name);
+    try {
+      await client.query(prepare);
+      names.add(name);
+    } catch {
+      // One that no longer prepares (a column gone under an old version) fails where it is used,
+      // not every transaction of the connection: it is left for `ensurePrepared` to try there.
+      known.delete(name);
+    }
   }
 }
 

@@ -13,12 +13,12 @@ export interface CallOptions {
  * after 60 s, before the services' 65 s keep-alive timeout (runtime.ts), so a call never goes out
  * on a socket its peer is closing.
  */
-const peers = new Agent({ keepAliveTimeout: 60_000, keepAliveMaxTimeout: 60_000, connections: 128 });
+const peers = new Agent({ keepAliveTimeout: 60_000, keepAliveMaxTimeout: 60_000 });
 
 /**
  * Calls another service's `/internal/...` API with a signed context. Error bodies from the
  * peer come back as AppErrors with the same status and code; an unreachable peer is 503, and so
- * is one that has not answered (its headers, then its body) within `timeoutMs`.
+ * is one whose whole answer has not come within `timeoutMs` (connecting, waiting and reading).
  *
  * On undici's `request`, not the global `fetch` (undici too, under WHATWG Request, Response,
  * Headers and an AbortSignal a call): a call cost the caller and its peer 0.73-0.93 ms of CPU
@@ -37,8 +37,9 @@ export async function callService<T = unknown>(baseUrl: string, path: string, ct
       headers,
       body: opts.body === undefined ? undefined : JSON.stringify(opts.body),
       dispatcher: peers,
-      headersTimeout: timeout,
-      bodyTimeout: timeout,
+      // One deadline for the whole call, as before (undici's own timeouts start only once the
+      // request is on a socket, and connecting has a 10 s one of its own).
+      signal: AbortSignal.timeout(timeout),
     });
     status = res.statusCode;
     text = await res.body.text();

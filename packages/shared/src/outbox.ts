@@ -156,6 +156,8 @@ export class OutboxRelay {
       if (wait > 0) await this.pause(wait);
       if (!this.running) break;
       let published = 0;
+      // What kicked so far has committed: this look takes it (a kick during it asks for another).
+      this.kicked = false;
       try {
         published = await this.drainOnce();
         if (published > 0) this.opts.metrics?.outboxPublished.inc(published);

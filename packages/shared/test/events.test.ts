@@ -344,7 +344,10 @@ describe('outbox relay and consumer runner against real Postgres and RabbitMQ', 
     const seen: Array<{ id: string; sender: string | null }> = [];
     const spec = inBatches(
       defineConsumer('filtered', (on) => {
-        on('message.created', async (_tx, m, event) => void seen.push({ id: event.id, sender: m.sender_type }), { headers: { [SENDER_TYPE_HEADER]: 'Contact' } });
+        on('message.created', async (_tx, m, event) => void seen.push({ id: event.id, sender: m.sender_type }), {
+          when: (m) => m.sender_type === 'Contact',
+          headers: { [SENDER_TYPE_HEADER]: 'Contact' },
+        });
         on('test.ping', async (_tx, data, event) => void seen.push({ id: event.id, sender: String(data['id']) }));
       }),
       { size: 10, maxWaitMs: 5 },
@@ -390,6 +393,18 @@ describe('outbox relay and consumer runner against real Postgres and RabbitMQ', 
       expect(delivered).toEqual([contact, after]);
       expect(delivered).not.toContain(reply);
       expect(delivered).not.toContain(activity);
+
+      // A publisher older than the routing headers (a rolling upgrade) sends none: such events
+      // still reach the queue, and its `wants` decides as it did before the filter.
+      const legacy = [
+        buildEnvelope(ctx, { type: 'message.created', accountId: 1, data: messageFixture(conv, { content: 'old relay, contact' }) }),
+        buildEnvelope(ctx, { type: 'message.created', accountId: 1, data: messageFixture(conv, { message_type: 1, sender_type: 'User', sender_id: 5, content: 'old relay, reply' }) }),
+      ];
+      for (const ev of legacy) ch.publish(`${env.namespace}domain.events`, ev.type, Buffer.from(JSON.stringify(ev)), { persistent: true });
+      await waitFor(() => seen.some((s) => s.id === legacy[0]!.id), { what: "the old relay's contact message handled" });
+      await waitFor(() => delivered.includes(legacy[1]!.id), { what: "the old relay's reply delivered" });
+      await waitFor(async () => (await ch.checkQueue(queue)).messageCount === 0, { what: 'queue drained again' });
+      expect(seen.map((s) => s.id)).not.toContain(legacy[1]!.id);
     } finally {
       await relay.stop();
       await consumer.stop();
@@ -555,6 +570,21 @@ describe('outbox relay and consumer runner against real Postgres and RabbitMQ', 
       expect(atCommit(tx, late([2, 'made late']))).toBe(true);
     });
     expect((await pool.query('SELECT note FROM prep_notes WHERE id = 2')).rows[0].note).toBe('made late (late)');
+
+    // A statement that no longer prepares (its column dropped under a running version) fails where
+    // it is used, not every transaction a new connection of the kind begins.
+    await pool.query('CREATE TABLE IF NOT EXISTS prep_gone (id int PRIMARY KEY, gone text)');
+    const stale = sqlPrepared('SELECT id, gone FROM prep_gone WHERE id = $1');
+    await withTransactionFrom(pool, stale([1]), async () => undefined);
+    await pool.query('ALTER TABLE prep_gone DROP COLUMN gone');
+    const fresh = createPool(roleUrl, SERVICE, 1);
+    try {
+      expect(await withTransaction(fresh, async (tx) => (await tx.query('SELECT 1 AS one')).rows[0].one)).toBe(1);
+      await expect(withTransactionFrom(fresh, stale([1]), async () => undefined)).rejects.toThrow(/gone/);
+      expect(await withTransaction(fresh, async (tx) => (await tx.query('SELECT 2 AS two')).rows[0].two)).toBe(2);
+    } finally {
+      await fresh.end();
+    }
   });
 
   it('when writes are gathered for the commit, then they are written once at the commit, and a failing flush commits nothing', async () => {

@@ -87,7 +87,7 @@ function copyAnswerHeaders(headers: IncomingHttpHeaders, res: Response): void {
 export function upstreamProxy(config: GatewayConfig, log: Logger, metrics?: ServiceMetrics): RequestHandler {
   // Idle sockets close after 60 s, before the services' 65 s keep-alive timeout (runtime.ts), so
   // the gateway never sends a request on a socket the service is closing at that moment.
-  const agent = new Agent({ connections: 512, keepAliveTimeout: 60_000, keepAliveMaxTimeout: 60_000 });
+  const agent = new Agent({ connections: 512, keepAliveTimeout: 60_000, keepAliveMaxTimeout: 60_000, connect: { timeout: Math.min(10_000, config.PROXY_TIMEOUT_MS) } });
   let inFlight = 0;
 
   return (req, res, next) => {
@@ -111,7 +111,8 @@ export function upstreamProxy(config: GatewayConfig, log: Logger, metrics?: Serv
       const outcome: Outcome =
         code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT'
           ? 'upstream_timeout'
-          : code === 'ECONNREFUSED' || code === 'ENOTFOUND' || code === 'EAI_AGAIN' || code === 'EHOSTUNREACH'
+          : // Not connected: the request never left, so it is safe to send again.
+            code === 'ECONNREFUSED' || code === 'ENOTFOUND' || code === 'EAI_AGAIN' || code === 'EHOSTUNREACH' || code === 'UND_ERR_CONNECT_TIMEOUT'
             ? 'unavailable'
             : 'bad_gateway';
       log.warn({ err: err.message, code, upstream, requestId: req.requestId, outcome }, 'upstream error');
@@ -119,11 +120,15 @@ export function upstreamProxy(config: GatewayConfig, log: Logger, metrics?: Serv
       send(res, outcome);
     };
     // A client that goes away mid-request: the upstream request goes too (the service sees a reset).
-    res.on('close', () => {
-      if (res.writableFinished) return;
+    const gone = (): void => {
       clientGone = true;
       controller?.abort(new Error('the client went away'));
+    };
+    res.on('close', () => {
+      if (!res.writableFinished) gone();
     });
+    // Its upload broken off: undici's read of the body fails, which is the client's doing, not the service's.
+    req.once('error', gone);
     // Only a request that says it has a body sends one (undici sends what the stream gives).
     const hasBody = req.headers['transfer-encoding'] !== undefined || (req.headers['content-length'] !== undefined && req.headers['content-length'] !== '0');
     agent.dispatch(

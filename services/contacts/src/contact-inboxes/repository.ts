@@ -1,4 +1,4 @@
-import { prepared, type Executor } from '@parley/shared';
+import { columnsOf, prepared, type Executor } from '@parley/shared';
 
 export interface ContactInboxRow {
   id: number;
@@ -42,8 +42,11 @@ export async function findContactInbox(db: Executor, accountId: number, id: numb
   return rows[0] ?? null;
 }
 
-/** Every column of `contact_inboxes`, as `ContactInboxRow` has them (see CONTACT_COLUMNS). */
-export const CONTACT_INBOX_COLUMNS = 'id, account_id, contact_id, inbox_id, source_id, hmac_verified, pubsub_token, created_at, updated_at';
+/** The columns `ContactInboxRow` has (see CONTACT_COLUMNS). */
+export const CONTACT_INBOX_COLUMNS = columnsOf<ContactInboxRow>({
+  id: true, account_id: true, contact_id: true, inbox_id: true, source_id: true, hmac_verified: true,
+  pubsub_token: true, created_at: true, updated_at: true,
+});
 
 // Prepared: every public API call resolves its contact inbox so.
 const bySource = prepared(`SELECT ${CONTACT_INBOX_COLUMNS} FROM contact_inboxes WHERE inbox_id = $1 AND source_id = $2`);

@@ -1,4 +1,4 @@
-import { prepared, type Executor } from '@parley/shared';
+import { columnsOf, prepared, type Executor } from '@parley/shared';
 import type { SortSpec } from './schemas';
 
 /** An uploaded avatar's metadata (bytes in contact_avatars); `token` names its public URL. */
@@ -87,12 +87,12 @@ export async function insertContactIfAbsent(db: Executor, accountId: number, w: 
   return rows[0] ?? null;
 }
 
-/**
- * Every column of `contacts`, as `ContactRow` has them: what its prepared statements return
- * instead of `*` (a prepared statement's result type is fixed; a column a migration adds must join).
- */
-export const CONTACT_COLUMNS =
-  'id, account_id, name, email, phone_number, identifier, avatar_url, avatar, additional_attributes, custom_attributes, blocked, labels, last_activity_at, created_at, updated_at';
+/** The columns `ContactRow` has: what its prepared statements return instead of `*` (`columnsOf`). */
+export const CONTACT_COLUMNS = columnsOf<ContactRow>({
+  id: true, account_id: true, name: true, email: true, phone_number: true, identifier: true,
+  avatar_url: true, avatar: true, additional_attributes: true, custom_attributes: true, blocked: true,
+  labels: true, last_activity_at: true, created_at: true, updated_at: true,
+});
 
 // Prepared: the public API asks for a contact on every call (its plan weighs the table's many indexes).
 const contactById = prepared(`SELECT ${CONTACT_COLUMNS} FROM contacts WHERE account_id = $1 AND id = $2`);

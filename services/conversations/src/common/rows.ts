@@ -1,3 +1,5 @@
+import { columnsOf } from '@parley/shared';
+
 /** Row shapes as pg returns them (bigint ids arrive as strings and are converted on read). */
 export interface InboxRow {
   id: number;
@@ -25,9 +27,14 @@ export interface InboxRow {
   updated_at: Date;
 }
 
-/** Every column of `inboxes`, in the table's order (see MESSAGE_COLUMNS). */
-export const INBOX_COLUMNS =
-  'id, account_id, name, channel_type, identifier, hmac_token, hmac_mandatory, webhook_url, avatar_url, greeting_enabled, greeting_message, enable_auto_assignment, working_hours_enabled, out_of_office_message, timezone, csat_survey_enabled, allow_messages_after_resolved, lock_to_single_conversation, additional_attributes, created_at, updated_at, working_hours';
+/** The columns `InboxRow` has, for prepared statements (see MESSAGE_COLUMNS). */
+export const INBOX_COLUMNS = columnsOf<InboxRow>({
+  id: true, account_id: true, name: true, channel_type: true, identifier: true, hmac_token: true,
+  hmac_mandatory: true, webhook_url: true, avatar_url: true, greeting_enabled: true, greeting_message: true,
+  enable_auto_assignment: true, working_hours_enabled: true, out_of_office_message: true, timezone: true,
+  csat_survey_enabled: true, allow_messages_after_resolved: true, lock_to_single_conversation: true,
+  additional_attributes: true, created_at: true, updated_at: true, working_hours: true,
+});
 
 export type ConversationStatus = 'open' | 'resolved' | 'pending' | 'snoozed';
 
@@ -60,21 +67,29 @@ export interface ConversationRow {
   updated_at: Date;
 }
 
-/**
- * Every column of `conversations`, as `ConversationRow` has them: what its prepared statements
- * return instead of `*` (see MESSAGE_COLUMNS).
- */
-export const CONVERSATION_COLUMNS =
-  'id, account_id, display_id, uuid, inbox_id, contact_id, contact_inbox_id, contact_inbox_source_id, hmac_verified, status, priority, assignee_id, team_id, snoozed_until, additional_attributes, custom_attributes, labels, muted, last_activity_at, waiting_since, first_reply_created_at, agent_last_seen_at, assignee_last_seen_at, contact_last_seen_at, created_at, updated_at';
+/** The columns `ConversationRow` has: what its prepared statements return instead of `*` (see MESSAGE_COLUMNS). */
+export const CONVERSATION_COLUMNS = columnsOf<ConversationRow>({
+  id: true, account_id: true, display_id: true, uuid: true, inbox_id: true, contact_id: true,
+  contact_inbox_id: true, contact_inbox_source_id: true, hmac_verified: true, status: true, priority: true,
+  assignee_id: true, team_id: true, snoozed_until: true, additional_attributes: true,
+  custom_attributes: true, labels: true, muted: true, last_activity_at: true, waiting_since: true,
+  first_reply_created_at: true, agent_last_seen_at: true, assignee_last_seen_at: true,
+  contact_last_seen_at: true, created_at: true, updated_at: true,
+});
 
 export type SenderType = 'Contact' | 'User' | 'AgentBot' | 'Captain::Assistant';
 
 /**
- * Every column of `messages`, as `MessageRow` has them: what prepared statements return instead of
- * `*` (a prepared statement's result type is fixed; a column a migration adds would break it).
+ * The columns `MessageRow` has: what prepared statements return instead of `*` (a prepared
+ * statement's result type is fixed; a column a migration adds would break it). The compiler holds
+ * the list to the row type (`columnsOf`); a test, to the table.
  */
-export const MESSAGE_COLUMNS =
-  'id, account_id, inbox_id, conversation_id, message_type, content, content_type, content_attributes, additional_attributes, external_source_ids, attachments, private, status, source_id, sender_type, sender_id, deleted, created_at, updated_at';
+export const MESSAGE_COLUMNS = columnsOf<MessageRow>({
+  id: true, account_id: true, inbox_id: true, conversation_id: true, message_type: true, content: true,
+  content_type: true, content_attributes: true, additional_attributes: true, external_source_ids: true,
+  attachments: true, private: true, status: true, source_id: true, sender_type: true, sender_id: true,
+  deleted: true, created_at: true, updated_at: true,
+});
 
 export interface MessageRow {
   id: string;
