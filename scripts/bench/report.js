@@ -33,16 +33,21 @@ const MISSED = {
   labels: `A proxied read is two HTTP servers, a Redis round trip (the per-token rate limit) and a query: the
   gateway's three socket writes a request and Node's HTTP client and server are most of what is left of
   its share, pg's protocol and express of the service's (profiles in docs/architecture.md, "The service
-  kernel"). In alternating runs on a loaded machine it measured 0.45-0.81.`,
+  kernel"). It sits at its bound: on 2026-11-29, on a host whose bare node:http cost 1.5x that of the host
+  the target was set on, four 5 s runs after the warm-up measured 0.87, 0.87, 0.81, 0.79 ("Other benchmarks").`,
+  q: (r) => {
+    const sql = r.ceilings?.qSql?.cpuMsPerRequest?.total;
+    return `The list's work (one statement, the same ~73 KB answer shape for the page found) with the words'
+  trigram match${sql ? `: its SQL alone, straight on Postgres by node pg, costs ${fmt(sql, 2)} CPU ms a search on this host` : ''}. It sits at its
+  bound: on 2026-11-29 four 5 s runs after the warm-up measured 3.48, 3.42, 3.51 and 3.41 ("Other benchmarks").`;
+  },
   list: (r) => {
     const sql = r.ceilings?.listSql?.cpuMsPerRequest?.total;
-    const warm = (r.scenarios ?? []).find((x) => x.key === 'list_status' && x.dataset === 'small' && x.mode === 'sat')?.cpuMsPerRequest?.stack;
     const sqlLine = sql ? ` Its SQL alone, run straight on Postgres by node pg (the ceiling), costs ${fmt(sql, 2)} CPU ms a page on this host (3.61 before the unread count's index, migration 012 of conversations); the rest is the answer's ~73 KB through the service and the gateway.` : '';
     return `Page 1 is one statement and one answer of ~73 KB: the service's share is its socket writes (~30%),
   \`JSON.stringify\` (12%), pg's row parsing (14%), GC and the ETag's sha1 (docs/architecture.md,
-  conversations).${sqlLine} The scenario runs first of the list group and carries the list code's JIT warm-up;
-  \`list_status\` (same work)${warm ? ` gives ${fmt(warm, 2)}` : ' shows the warm figure'}. Next: fewer repeated columns per
-  row, and presenting rows straight into the answer's JSON.`;
+  conversations).${sqlLine} Next: fewer repeated columns per row, and presenting rows straight into
+  the answer's JSON.`;
   },
   message: (r) => {
     const row = (r.scenarios ?? []).find((x) => x.key === 'message_create' && x.dataset === 'small' && x.mode === 'sat');
@@ -54,9 +59,11 @@ const MISSED = {
   queues in three services (automation's rules and webhooks, realtime, reports; contacts is not sent an
   agent's reply at all: it binds \`message.created\` on the sender-type header), each a transaction a
   batch, published and delivered by RabbitMQ: the per-process columns above are that fan-out, and so is
-  Postgres's share${split}. Alternating runs of the code before this session (e76a426) and after it on this
-  host (2026-11-28, "Other benchmarks"): 13.99, 15.42, 14.96, 12.71 against 10.86, 10.40, 10.38, 11.74 CPU
-  ms per reply. What is left is per request and per delivery: the gateway's and the conversations
+  Postgres's share${split}. Alternating runs of the code before the session of 2026-11-28 (e76a426) and after it on this
+  host (2026-11-28, "Other benchmarks"), then without a warm-up: 13.99, 15.42, 14.96, 12.71 against 10.86,
+  10.40, 10.38, 11.74 CPU ms per reply. The write code warms slowly (each consumer gets one event a
+  request): after the warm-up, four 5 s runs in a row measured 10.91, 8.38, 7.62, 7.36 on 2026-11-29
+  ("Other benchmarks"). What is left is per request and per delivery: the gateway's and the conversations
   service's HTTP work (express, pg's protocol, the answer), each consumer's wake-up, parse and ack, and
   Postgres's fifteen indexes on the conversation row, which every reply's \`last_activity_at\` moves (the
   insert's foreign-key and search-hit triggers are 0.2 of its 0.3 ms). Under a steady flow rather than
@@ -70,8 +77,9 @@ const MISSED = {
   in the contacts service (its internal API, on undici's \`request\` now, not \`fetch\`: a call cost caller and
   peer 0.15-0.24 CPU ms against 0.73-0.93; strong consistency for the HMAC identity check rules out a cached
   copy), its statements prepared, and the contact's own message is also an activity the contacts service
-  records. Alternating runs before and after this session on this host: 19.09, 23.07, 19.94, 20.0 against
-  13.03, 14.09, 15.8, 15.72 CPU ms.`,
+  records. Alternating runs before and after the session of 2026-11-28 on this host, without a warm-up:
+  19.09, 23.07, 19.94, 20.0 against 13.03, 14.09, 15.8, 15.72 CPU ms; after the warm-up, four 5 s runs in a
+  row on 2026-11-29: 14.25, 12.53, 11.28, 11.26.`,
   list_p95: `At 100 req/s the list uses about 0.5-0.8 of a core with everything on two cores; its p95 is the wait
   for a core more than the work (the page statement is ~0.7 ms on Postgres at 100k). Less CPU per list
   (above) is what lowers it.`,
@@ -94,6 +102,18 @@ const MISSED = {
   when freed (docs/deploy.md). A stack with both: the gateway 95 MB before inviting 200 agents and
   creating 40 users with passwords, 104 MB after ("Other benchmarks", Memory).`,
 };
+
+/** What the warm-ups of this run cost against the measurements after them. */
+function warmLine(r) {
+  const keys = [['labels', 'labels'], ['list', 'the list'], ['message_create', 'message create'], ['public_message_create', 'the public message create']];
+  const parts = [];
+  for (const [key, name] of keys) {
+    const row = find(r, 'small', 'sat', key);
+    const cold = row?.warmup?.cpuMsPerRequest?.stack;
+    if (row && cold) parts.push(`${name} ${fmt(cold, 2)} over its ${row.warmup.requests} warm-up requests, ${fmt(row.cpuMsPerRequest.stack, 2)} measured`);
+  }
+  return parts.length ? ` In this run, stack CPU ms a request: ${parts.join('; ')}.` : '';
+}
 
 /** The bare node:http ceiling's CPU per request on the host the targets were set against (2026-11-24). */
 const REFERENCE_HTTP_MS = 0.02;
@@ -251,9 +271,11 @@ BENCH_ONLY='^list' pnpm bench          # some scenarios only (writes nothing)
 Settings (environment): \`BENCH_SECONDS\` per scenario (${r.settings?.seconds}), \`BENCH_CONNECTIONS\` at saturation
 (${r.settings?.connections}), \`BENCH_RATE\` offered req/s for latency (${r.settings?.rate}), \`BENCH_RULE_RATE\` (${r.settings?.ruleRate}),
 \`BENCH_AUDIT_ENTRIES\` (${r.settings?.auditEntries}), \`BENCH_DATABASE_URL\` (superuser URL of the bench database),
+\`BENCH_WARMUP_REQUESTS\` (${r.settings?.warmupRequests ?? 0}) and \`BENCH_WARMUP_SECONDS\` (${r.settings?.warmupSeconds ?? 0}; five times that for writes) before each
+small-account scenario, \`BENCH_REPEAT\` (each scenario measured that many times in a row, for experiments),
 \`BENCH_PORT_OFFSET\` (first port block tried, 700), \`BENCH_GEN_<SIZE>\` for the data set sizes
 (\`node scripts/bench/generate.js\` runs the generator alone against a running stack). A first run on a
-fresh machine generates the data sets (about three minutes here) and takes about 12 minutes in all; later
+fresh machine generates the data sets (about three to four minutes here) and takes about 14 minutes in all; later
 runs reuse them.
 
 ## How it measures
@@ -293,6 +315,15 @@ runs reuse them.
   a 2 ms handler here: p50 34 ms with autocannon's limit, 5.5 ms paced). undici is Node's own HTTP
   client, well kept, with a pool that bounds connections and queues the rest. Every response time is
   kept (p50/p95/p99 from all of them).
+- **Warm-up**: before each scenario on the small account (the CPU targets' account) its own requests go
+  through unmeasured, \`BENCH_WARMUP_REQUESTS\` of them or for \`BENCH_WARMUP_SECONDS\`, whichever ends
+  first, writes then drained. The stacks are started for the run, and V8 runs a function's first calls
+  in its interpreter and compiles the hot ones only after some thousands: measured from a cold start, a
+  scenario's CPU was that of its first compiles as much as of its work (labels 1.68 CPU ms a request
+  in a stack's first 5 s, 0.82-0.94 in the next three 5 s runs; message create 17.65, then 11.67, 10.19,
+  8.06), which a service that has been running for a minute no longer pays.${warmLine(r)} On the large
+  account the saturation runs come first and are the latency runs' warm-up (their own CPU is a cold
+  stack's).
 - **CPU per request** comes from /proc (scripts/bench/proc-cpu.js): utime + stime of each of this stack's
   service processes, of the Postgres backends connected to the bench database, of RabbitMQ and Redis,
   before and after each scenario, less what the same processes burn idle over the same time (measured
@@ -411,6 +442,21 @@ the scenario).
 
 ## Other benchmarks
 
+- **Warm-up (2026-11-28/29, 23:30-00:45 UTC; the bare node:http ceiling 0.02-0.03 CPU ms):** each
+  scenario measured four times in a row on one stack (\`BENCH_REPEAT=4\`) showed a freshly started
+  stack's first 5 s costing far more than its later ones. Without a warm-up: labels 1.68, then 0.91,
+  0.82, 0.94; message create 17.65, then 11.67, 10.19, 8.06 stack CPU ms a request. A profile of the
+  reports service in a cold message-create run put 18% of its time in the envelope's zod parse; timed
+  inside the services, \`parseEnvelope\` took 0.85-1.2 ms of wall time a call over a scenario's first
+  ~500 events and ~0.1 ms of CPU by ~2,000, against 10-15 µs once V8 has compiled it (a loop of 8,000):
+  V8 compiles zod's parsers, like the rest of the code, only after thousands of calls. Each
+  small-account scenario is now measured after its warm-up. With it, four runs in a row
+  (\`BENCH_REPEAT=4 BENCH_ONLY='^(labels|list|q|message_create|public_message_create)$' --small-only\`):
+  labels 0.87, 0.87, 0.81, 0.79 (target 0.9); the list 4.01, 3.77, 4.13, 4.24; \`q\` 3.48, 3.42, 3.51,
+  3.41 (target 3.5); message create after 957 warm-up requests 10.91, 8.38, 7.62, 7.36; the public API's
+  after 815: 14.25, 12.53, 11.28, 11.26. The public read's conversation is no longer one the write
+  scenarios post to: its answer holds every message, so each run's replies made the next run's read
+  dearer (7.0-7.5 CPU ms a read on the day's fresh data set, 15.3 after a day of runs).
 - **This session's cuts, before and after (2026-11-28, an AMD EPYC host about 2.5x slower than the one
   of 2026-11-24: the bare node:http ceiling 0.05 CPU ms against 0.02, labels 1.5-2.2 against 0.57-0.83):**
   alternating \`BENCH_ONLY='^(labels|list|message_create|public_message_create)$' --small-only\` runs of
@@ -430,7 +476,7 @@ the scenario).
   run): at 100/s p99 4.5 s with no window, 1.6 s with 20 ms, 0.47 s with 50 ms, 1.3-1.8 s with every
   change; at 200/s 7.5 s before, 4.2-5.0 s after; at 20/s 219, 157 and 145 ms. On this host realtime
   alone spends 3-6 CPU ms an event writing 1,000 frames and the load generator 2.6-4: the two cores are
-  the limit, and the target (p99 <= 100 ms at 200/s) is not met here. The full run above (22:21-22:35 UTC)
+  the limit, and the target (p99 <= 100 ms at 200/s) is not met here. That session's full run (2026-11-28, 22:21-22:35 UTC)
   came at a slower hour of this host than those pairs (message create alone again right after: 16.18,
   the gateway's share 2.38 against 1.06-1.24 in the pairs), and its \`q\` ceiling at 100k (116 ms a
   search) ran the scan that the word's registration replaces: the service registers a common word in the
@@ -461,7 +507,7 @@ the scenario).
   in stack CPU ms per request: labels 0.74 / 0.74 -> 0.50 / 0.57 (express's prototype swap gone, the
   context checked by hand); list 3.28 / 3.51 -> 3.02 / 3.85 (one statement a page: Node's share
   1.21 -> 0.9-1.05, Postgres's as noisy as the total); message create 7.16 / 7.94 -> 6.48 / 7.33 (the
-  kernel and the consumers' round trips). The list's target is met in the full run above and missed in
+  kernel and the consumers' round trips). The list's target was met in that day's full run and missed in
   these short runs: it sits at its bound.
 - \`pnpm --filter @parley/realtime bench\` (against a running stack, \`ulimit -n 20000\` first; settings in
   \`services/realtime/bench/cable.js\`): \`BENCH_CABLE_IDLE\` (10,000) subscribed sockets straight to one realtime
