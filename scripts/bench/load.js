@@ -160,22 +160,35 @@ async function paced(base, o) {
  * Unmeasured load before a scenario's measurement: `o.amount` requests at saturation (`o.connections`),
  * or what `o.capSeconds` allows. A stack started for the run executes its code cold at first (V8
  * interprets a function before it compiles it, and compiles the hot ones after some thousands of
- * calls); a service that has run for a while does not. Answers the requests sent, the time, and
- * the stack's CPU per request over them (the cold figure), never throws.
+ * calls); a service that has run for a while does not. Answers the requests sent, the time, the
+ * stack's CPU per request over them (the cold figure) and, after `o.afterLoad` (a drain), `drained:
+ * false` if it answered false. Never throws: a failure is the answer's `error`.
  */
 async function warmUp(base, o) {
   const before = cpu.snapshot();
   const t0 = performance.now();
+  let cap = null;
   try {
     const r = await new Promise((resolve, reject) => {
-      const inst = autocannon({ url: base, connections: o.connections, amount: o.amount, requests: o.requests, timeout: 10 }, (err, res) => (err ? reject(err) : resolve(res)));
-      const cap = setTimeout(() => inst.stop(), o.capSeconds * 1000);
-      inst.on('done', () => clearTimeout(cap));
+      // autocannon refuses fewer requests than connections.
+      const inst = autocannon({ url: base, connections: Math.max(1, Math.min(o.connections, o.amount)), amount: o.amount, requests: o.requests, timeout: 10 }, (err, res) => {
+        clearTimeout(cap);
+        if (err) reject(err);
+        else resolve(res);
+      });
+      // Options autocannon refuses end in the callback at once, with no instance to stop.
+      if (typeof inst?.stop === 'function') cap = setTimeout(() => inst.stop(), o.capSeconds * 1000);
     });
-    if (o.afterLoad) await o.afterLoad();
+    const drained = o.afterLoad ? await o.afterLoad() : true;
     const served = r['2xx'] + r.non2xx;
-    return { requests: served, seconds: Math.round((performance.now() - t0) / 100) / 10, cpuMsPerRequest: cpu.perRequest(used(before, cpu.snapshot()).net, served) };
+    return {
+      requests: served,
+      seconds: Math.round((performance.now() - t0) / 100) / 10,
+      cpuMsPerRequest: cpu.perRequest(used(before, cpu.snapshot()).net, served),
+      ...(drained === false ? { drained: false } : {}),
+    };
   } catch (err) {
+    clearTimeout(cap);
     return { error: String(err && err.message ? err.message : err) };
   }
 }

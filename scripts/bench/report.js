@@ -82,7 +82,9 @@ const MISSED = {
   row on 2026-11-29: 14.25, 12.53, 11.28, 11.26.`,
   list_p95: `At 100 req/s the list uses about 0.5-0.8 of a core with everything on two cores; its p95 is the wait
   for a core more than the work (the page statement is ~0.7 ms on Postgres at 100k). Less CPU per list
-  (above) is what lowers it.`,
+  (above) is what lowers it. It moves with this shared host's load: the three full runs of 2026-11-29
+  measured 14.3, 17.1 and 34.3 ms, and in the last every process cost more for the same list (7.54 CPU ms
+  a request at 100 req/s, against 5.92 and 6.20).`,
   rule_p99: (r) => {
     const ms = r.rule?.cpuMsPerRequest?.stack;
     const cores = ms ? ` (${fmt(ms, 1)} CPU ms in this run: 200 messages/s needs about ${Math.ceil((ms * 200) / 1000)} cores)` : '';
@@ -272,10 +274,10 @@ Settings (environment): \`BENCH_SECONDS\` per scenario (${r.settings?.seconds}),
 (${r.settings?.connections}), \`BENCH_RATE\` offered req/s for latency (${r.settings?.rate}), \`BENCH_RULE_RATE\` (${r.settings?.ruleRate}),
 \`BENCH_AUDIT_ENTRIES\` (${r.settings?.auditEntries}), \`BENCH_DATABASE_URL\` (superuser URL of the bench database),
 \`BENCH_WARMUP_REQUESTS\` (${r.settings?.warmupRequests ?? 0}) and \`BENCH_WARMUP_SECONDS\` (${r.settings?.warmupSeconds ?? 0}; five times that for writes) before each
-small-account scenario, \`BENCH_REPEAT\` (each scenario measured that many times in a row, for experiments),
+small-account scenario, \`BENCH_REPEAT\` (each scenario measured that many times in a row, for experiments: the docs are then not written),
 \`BENCH_PORT_OFFSET\` (first port block tried, 700), \`BENCH_GEN_<SIZE>\` for the data set sizes
 (\`node scripts/bench/generate.js\` runs the generator alone against a running stack). A first run on a
-fresh machine generates the data sets (about three to four minutes here) and takes about 14 minutes in all; later
+fresh machine generates the data sets (about three to four minutes here) and takes about 13-14 minutes in all; later
 runs reuse them.
 
 ## How it measures
@@ -317,7 +319,8 @@ runs reuse them.
   kept (p50/p95/p99 from all of them).
 - **Warm-up**: before each scenario on the small account (the CPU targets' account) its own requests go
   through unmeasured, \`BENCH_WARMUP_REQUESTS\` of them or for \`BENCH_WARMUP_SECONDS\`, whichever ends
-  first, writes then drained. The stacks are started for the run, and V8 runs a function's first calls
+  first, writes then drained; scenarios of one code path (the list's filters, the contacts' sorts, the
+  reports) share its warm-up, the first getting all of it and the others a quarter. The stacks are started for the run, and V8 runs a function's first calls
   in its interpreter and compiles the hot ones only after some thousands: measured from a cold start, a
   scenario's CPU was that of its first compiles as much as of its work (labels 1.68 CPU ms a request
   in a stack's first 5 s, 0.82-0.94 in the next three 5 s runs; message create 17.65, then 11.67, 10.19,

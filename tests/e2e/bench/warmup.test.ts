@@ -51,10 +51,27 @@ describe('benchmark warm-up', () => {
   it('when the time comes first, then it stops there, short of the count', async () => {
     seen = 0;
     delayMs = 100;
-    const r = await warmUp(base, { amount: 1_000_000, capSeconds: 0.5, connections: 2, requests: [{ method: 'GET', path: '/x' }] });
+    const r = await warmUp(base, { amount: 1_000_000, capSeconds: 2, connections: 2, requests: [{ method: 'GET', path: '/x' }] });
     expect(r.error).toBeUndefined();
-    // Two connections, one answer each per 100 ms: about ten in half a second, never the count.
+    // Two connections, one answer each per 100 ms: some tens in two seconds, never the count.
     expect(r.requests).toBeGreaterThan(0);
     expect(r.requests).toBeLessThan(1000);
+  });
+
+  it('when autocannon refuses the options, then it answers the error and nothing fires later', async () => {
+    const uncaught: Error[] = [];
+    const onUncaught = (err: Error): void => {
+      uncaught.push(err);
+    };
+    process.on('uncaughtException', onUncaught);
+    try {
+      const r = await warmUp(base, { amount: 0.5, capSeconds: 0.2, connections: 4, requests: [{ method: 'GET', path: '/x' }] });
+      expect(r.error).toMatch(/amount/);
+      // Past the time cap: a timer left behind would have tried to stop an instance that never ran.
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      expect(uncaught).toEqual([]);
+    } finally {
+      process.off('uncaughtException', onUncaught);
+    }
   });
 });
