@@ -37,6 +37,24 @@ function summarize(times) {
 }
 
 /**
+ * One autocannon run at saturation: its result. `onResponse` sees each answer; `capSeconds` stops
+ * the run then if it has not ended. Options autocannon refuses reject at once (no instance runs).
+ */
+function cannon(opts, { onResponse, capSeconds } = {}) {
+  return new Promise((resolve, reject) => {
+    let cap = null;
+    const inst = autocannon({ timeout: 10, ...opts }, (err, res) => {
+      clearTimeout(cap);
+      if (err) reject(err);
+      else resolve(res);
+    });
+    if (typeof inst?.stop !== 'function') return;
+    if (onResponse) inst.on('response', onResponse);
+    if (capSeconds) cap = setTimeout(() => inst.stop(), capSeconds * 1000);
+  });
+}
+
+/**
  * Runs one scenario. `o.requests` are autocannon request objects (a `pick()` on one varies its
  * path per request); `o.rate` (req/s over all connections) makes it a fixed offered rate.
  * Never throws: a failure is the answer's `error`.
@@ -47,20 +65,7 @@ async function runLoad(base, o) {
   const times = [];
   let r;
   try {
-    r = await new Promise((resolve, reject) => {
-      const inst = autocannon(
-        {
-          url: base,
-          connections: o.connections,
-          duration: o.seconds,
-          ...(o.rate ? { overallRate: o.rate } : {}),
-          requests: o.requests,
-          timeout: 10,
-        },
-        (err, res) => (err ? reject(err) : resolve(res)),
-      );
-      inst.on('response', (_client, _status, _bytes, responseTime) => times.push(responseTime));
-    });
+    r = await cannon({ url: base, connections: o.connections, duration: o.seconds, requests: o.requests }, { onResponse: (_client, _status, _bytes, responseTime) => times.push(responseTime) });
     if (o.afterLoad) await o.afterLoad();
   } catch (err) {
     return { error: String(err && err.message ? err.message : err) };
@@ -167,18 +172,9 @@ async function paced(base, o) {
 async function warmUp(base, o) {
   const before = cpu.snapshot();
   const t0 = performance.now();
-  let cap = null;
   try {
-    const r = await new Promise((resolve, reject) => {
-      // autocannon refuses fewer requests than connections.
-      const inst = autocannon({ url: base, connections: Math.max(1, Math.min(o.connections, o.amount)), amount: o.amount, requests: o.requests, timeout: 10 }, (err, res) => {
-        clearTimeout(cap);
-        if (err) reject(err);
-        else resolve(res);
-      });
-      // Options autocannon refuses end in the callback at once, with no instance to stop.
-      if (typeof inst?.stop === 'function') cap = setTimeout(() => inst.stop(), o.capSeconds * 1000);
-    });
+    // autocannon refuses fewer requests than connections.
+    const r = await cannon({ url: base, connections: Math.max(1, Math.min(o.connections, o.amount)), amount: o.amount, requests: o.requests }, { capSeconds: o.capSeconds });
     const drained = o.afterLoad ? await o.afterLoad() : true;
     const served = r['2xx'] + r.non2xx;
     return {
@@ -188,7 +184,6 @@ async function warmUp(base, o) {
       ...(drained === false ? { drained: false } : {}),
     };
   } catch (err) {
-    clearTimeout(cap);
     return { error: String(err && err.message ? err.message : err) };
   }
 }

@@ -8,15 +8,15 @@ import { withTraceparent } from './tracing';
 import { buildEnvelope, SENDER_TYPE_HEADER, TYPE_HEADER, type EventEnvelope, type NewEvent } from './events/envelope';
 
 const insertOutbox = prepared('INSERT INTO outbox (event_id, routing_key, payload) VALUES ($1, $2, $3)');
+/** The event types published with their sender's type (SENDER_TYPE_HEADER). */
+const WITH_SENDER = ['message.created', 'message.updated'];
+
 /**
  * Claims the oldest unpublished rows and marks them published in one statement: the mark holds
  * only if the transaction commits, which the relay does after the broker confirmed every row (a
  * failed publish rolls it back). The payload comes as the text Postgres stores, published as is
  * (no parse and re-serialisation in the relay), in id order (RETURNING alone has none).
  */
-/** The event types published with their sender's type (SENDER_TYPE_HEADER). */
-const WITH_SENDER = ['message.created', 'message.updated'];
-
 const claimOutbox = prepared(
   `WITH claimed AS (
      UPDATE outbox o SET published_at = now(), attempts = o.attempts + 1
