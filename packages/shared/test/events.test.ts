@@ -173,8 +173,10 @@ describe('outbox relay and consumer runner against real Postgres and RabbitMQ', 
       await waitFor(() => sink.received.length >= 10, { what: 'ten events published' });
       expect(sink.received.map((e) => e.id)).toEqual(written.map((e) => e.id));
       expect(sink.received[0]).toEqual(JSON.parse(JSON.stringify(written[0])));
-      const { rows } = await pool.query('SELECT count(*)::int AS n FROM outbox WHERE event_id = ANY($1::uuid[]) AND published_at IS NOT NULL AND attempts = 1', [written.map((e) => e.id)]);
-      expect(rows[0].n).toBe(10);
+      // The marks commit after the broker's confirm, so they may trail the deliveries.
+      const marked = async () => (await pool.query('SELECT count(*)::int AS n FROM outbox WHERE event_id = ANY($1::uuid[]) AND published_at IS NOT NULL AND attempts = 1', [written.map((e) => e.id)])).rows[0].n as number;
+      await waitFor(async () => (await marked()) === 10, { what: 'ten publish marks' });
+      expect(await marked()).toBe(10);
     } finally {
       await sink.close();
       await relay.stop();
@@ -196,8 +198,16 @@ describe('outbox relay and consumer runner against real Postgres and RabbitMQ', 
       if (hit && !arrived.has(id)) arrived.set(id, performance.now());
       return hit;
     }, { what: `event ${id} published`, timeoutMs: 20_000 });
-    const publishedAt = async (ids: string[]) =>
-      (await pool.query<{ published_at: Date }>('SELECT published_at FROM outbox WHERE event_id = ANY($1::uuid[]) ORDER BY id', [ids])).rows.map((r) => r.published_at.getTime());
+    // The relay commits its mark after the broker's confirm, so a consumer can see an event
+    // before its row reads as published: wait for the marks.
+    const publishedAt = async (ids: string[]) => {
+      let stamps: (Date | null)[] = [];
+      await waitFor(async () => {
+        stamps = (await pool.query<{ published_at: Date | null }>('SELECT published_at FROM outbox WHERE event_id = ANY($1::uuid[]) ORDER BY id', [ids])).rows.map((r) => r.published_at);
+        return stamps.length === ids.length && stamps.every((d) => d !== null);
+      }, { what: 'publish marks committed', timeoutMs: 20_000 });
+      return stamps.map((d) => (d as Date).getTime());
+    };
     try {
       relay.start();
       const first = await write('first');
