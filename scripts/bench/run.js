@@ -319,11 +319,7 @@ async function runScenarios(ctx, d, label, modes, { warm = false } = {}) {
       log(
         `  ${label.padEnd(5)} ${mode.padEnd(4)} ${key.padEnd(22)} ${row.error ? `ERROR ${row.error}` : `${String(r.rps).padStart(7)} req/s  p50 ${r.latency.p50}  p95 ${r.latency.p95}  p99 ${r.latency.p99} ms  cpu ${row.cpuMsPerRequest.stack} ms/req (${top(row.cpuMsPerRequest)})${r.errors ? `  (${r.errors} errors)` : ''}`}`,
       );
-      const byRole = Object.entries(row.cpuMsPerRequest ?? {}).filter(([g, v]) => g.startsWith('pg_') && v > 0);
-      if (!row.error && byRole.length) {
-        log(`        by process: ${top(row.cpuMsPerRequest, 20)}`);
-        log(`        postgres by service: ${byRole.sort((x, y) => y[1] - x[1]).map(([g, v]) => `${g.slice(3)} ${v}`).join(', ')}`);
-      }
+      if (!row.error) logByProcess(row.cpuMsPerRequest);
       if (env.BENCH_PGSS && !row.error) await printStatements(ctx.db, r.requests);
       // Let the stack settle between scenarios (consumers, GC).
       if (kind === 'read') await sleep(300);
@@ -362,6 +358,14 @@ async function searchOnce(ctx, d) {
   const registered = async () =>
     (await ctx.db.query(`SELECT 1 FROM conversations.search_patterns WHERE account_id = $1 AND pattern = '%refund%'`, [d.accountId]).catch(() => ({ rows: [] }))).rows.length > 0;
   for (let i = 0; i < 600 && !(await registered()); i++) await sleep(100);
+}
+
+/** A run's stack CPU a request by process, and Postgres's share by the service each backend serves. */
+function logByProcess(cpuMs) {
+  const byRole = Object.entries(cpuMs ?? {}).filter(([g, v]) => g.startsWith('pg_') && v > 0);
+  if (!byRole.length) return;
+  log(`        by process: ${top(cpuMs, 20)}`);
+  log(`        postgres by service: ${byRole.sort((x, y) => y[1] - x[1]).map(([g, v]) => `${g.slice(3)} ${v}`).join(', ')}`);
 }
 
 /** Posts `message_created` messages at a fixed rate, each to its own conversation, with a rule adding a label; time from the API's answer to the label being in the conversation. */
@@ -697,7 +701,10 @@ async function main(argv) {
         if (!only || only.test('rule')) {
           log(`[bench] large: automation rule effect at ${RULE_RATE} messages/s`);
           result.rule = await safe('rule latency', () => ruleLatency(ctx, d));
-          if (!result.rule.error) log(`  offered ${result.rule.offeredRate}/s: p50 ${result.rule.latency.p50} ms, p95 ${result.rule.latency.p95} ms, p99 ${result.rule.latency.p99} ms (${result.rule.missing} never seen, ${result.rule.failures} failed)`);
+          if (!result.rule.error) {
+            log(`  offered ${result.rule.offeredRate}/s: p50 ${result.rule.latency.p50} ms, p95 ${result.rule.latency.p95} ms, p99 ${result.rule.latency.p99} ms (${result.rule.missing} never seen, ${result.rule.failures} failed)`);
+            logByProcess(result.rule.cpuMsPerRequest);
+          }
         }
         if (!only || only.test('audit')) {
           log(`[bench] large: audit ingest of ${AUDIT_ENTRIES} events`);
