@@ -45,9 +45,9 @@ export function createApp(base: ServiceDeps<GatewayConfig>): Express {
   // The gateway's Redis client pipelines automatically (service.ts): a request's per-IP and
   // per-token commands, started together below, leave in one write.
   const limits = redis;
-  const perToken = rateLimit({ redis: limits, prefix: `${config.NAMESPACE}rl:token`, points: config.RATE_LIMIT_PER_TOKEN, durationSeconds: window, key: byToken, onRefused: refused('token') });
+  const perToken = rateLimit({ redis: limits, prefix: `${config.NAMESPACE}rl:token`, points: config.RATE_LIMIT_PER_TOKEN, durationSeconds: window, key: byToken, onRefused: refused('token'), leaseMax: config.RATE_LIMIT_LEASE_MAX });
   const alongside = [{ limit: perToken, when: (req: Request) => TOKEN_LIMITED_PATH.test(req.path) }];
-  app.use(rateLimit({ redis: limits, prefix: `${config.NAMESPACE}rl:ip`, points: config.RATE_LIMIT_PER_IP, durationSeconds: window, key: byIp, onRefused: refused('ip'), alongside }));
+  app.use(rateLimit({ redis: limits, prefix: `${config.NAMESPACE}rl:ip`, points: config.RATE_LIMIT_PER_IP, durationSeconds: window, key: byIp, onRefused: refused('ip'), alongside, leaseMax: config.RATE_LIMIT_LEASE_MAX }));
   const auth = authenticate(deps.principals);
 
   app.use(PLATFORM, perToken, platformAuth(config), jsonBody(), routesRouter(platformRoutes, deps, PLATFORM));

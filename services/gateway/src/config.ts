@@ -25,6 +25,12 @@ export const gatewayConfigSchema = baseConfigSchema.extend({
   RATE_LIMIT_PER_IP: z.coerce.number().int().positive().default(3000),
   /** Requests per window per access token. */
   RATE_LIMIT_PER_TOKEN: z.coerce.number().int().positive().default(3000),
+  /**
+   * Most points a gateway process leases from Redis at once for one IP or token (1% of the limit,
+   * at most this; src/ratelimit.ts): a client within its limit costs Redis a round trip in that
+   * many requests. 1: a round trip a request, the limit exact across replicas.
+   */
+  RATE_LIMIT_LEASE_MAX: z.coerce.number().int().min(1).max(1000).default(50),
   PROXY_TIMEOUT_MS: z.coerce.number().int().positive().default(30_000),
   /**
    * Most requests one gateway process proxies at once; beyond it a request is answered 503

@@ -1,10 +1,11 @@
 import type { Request, RequestHandler } from 'express';
+import { LRUCache } from 'lru-cache';
 import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
 import { RateLimitedError, type Redis } from '@parley/shared';
 import { tokenHashOf } from './auth/middleware';
 
-/** What a limiter answered for one request: its result, or the refusal (RateLimiterRes) or error it threw. */
-type Outcome = Promise<{ ok: true; res: RateLimiterRes } | { ok: false; err: unknown }>;
+/** What a limiter answered for one request: the points left in the window, or the refusal (RateLimiterRes) or error it threw. */
+type Outcome = Promise<{ ok: true; remaining: number } | { ok: false; err: unknown }>;
 
 export interface LimitOptions {
   redis: Redis;
@@ -14,6 +15,8 @@ export interface LimitOptions {
   key: (req: Request) => string | null;
   /** Called for each refused request (metrics). */
   onRefused?: () => void;
+  /** Most points one lease takes from Redis (`leaseSize`); 1: none, a round trip a request. */
+  leaseMax?: number;
   /**
    * Limits whose Redis round trip starts here, alongside this one's, for requests `when` says
    * they will reach (the token limit, checked later, after authentication): with an
@@ -30,8 +33,39 @@ const STARTED = Symbol('parley.rateLimitStarted');
 type Started = Request & { [STARTED]?: Map<LimitHandler, Outcome> };
 
 /**
+ * Points a gateway process takes from Redis at once for a key: 1% of the limit, at most
+ * `leaseMax`, at least 1 (1: every request is its own round trip, as a small limit needs).
+ */
+export function leaseSize(points: number, leaseMax: number): number {
+  return Math.max(1, Math.min(leaseMax, Math.floor(points / 100)));
+}
+
+/** A key's points taken from Redis and not yet spent by this process, until its window ends. */
+interface Lease {
+  left: number;
+  /** What Redis had left for the key after the lease. */
+  remaining: number;
+  /** When the window the points belong to ends (Date.now() ms). */
+  endsAt: number;
+  /** Refused a lease in this window: one point a request from now to its end. */
+  exact: boolean;
+  /** The lease being taken; requests that find no points wait for it. */
+  pending: Promise<unknown> | null;
+}
+
+/**
  * Fixed-window limit shared by every gateway replica through Redis; if Redis is away an
  * in-process limiter takes over rather than letting everything through or failing requests.
+ *
+ * A process leases points: it takes `leaseSize` of them from Redis in one increment and spends
+ * them on the key's requests locally, so a client within its limit costs Redis one round trip
+ * in `leaseSize` requests instead of one a request (the limit's Lua script was a tenth of a
+ * proxied read's CPU, docs/architecture.md, Gateway). Never more than the limit gets through:
+ * a lease counts in Redis before its points are spent. Near the limit a lease Redis refuses is
+ * given back but for the room there was, and the key goes one point a request (exact) until its
+ * window ends. What leases leave unspent when the window ends is lost, so with several replicas
+ * a client spread over them may be refused up to (replicas - 1) x leaseSize points early; the
+ * remaining-points header is exact for one replica.
  */
 export function rateLimit(opts: LimitOptions): LimitHandler {
   const limiter = new RateLimiterRedis({
@@ -43,11 +77,59 @@ export function rateLimit(opts: LimitOptions): LimitHandler {
     rejectIfRedisNotReady: true,
     insuranceLimiter: new RateLimiterMemory({ keyPrefix: `${opts.prefix}:mem`, points: opts.points, duration: opts.durationSeconds }),
   });
-  const consume = (key: string): Outcome =>
+  const size = leaseSize(opts.points, opts.leaseMax ?? 1);
+  /** One point, one round trip (no lease): the refusal or error as the outcome. */
+  const consumeOne = (key: string): Outcome =>
     limiter.consume(key).then(
-      (res) => ({ ok: true as const, res }),
+      (res) => ({ ok: true as const, remaining: res.remainingPoints }),
       (err: unknown) => ({ ok: false as const, err }),
     );
+  // Bounded: a key's lease lives until its window ends, and the least recently used go first.
+  const leases = new LRUCache<string, Lease>({ max: 10_000 });
+
+  // A key without an expiry (never written so by the limiter's script) would end its window at once.
+  const windowEnd = (msBeforeNext: number) => Date.now() + (msBeforeNext > 0 ? msBeforeNext : opts.durationSeconds * 1000);
+  /** Takes a lease for the key: `size` points, or on refusal the room that was left (then exact). */
+  const takeLease = async (key: string, lease: Lease): Promise<void> => {
+    try {
+      const res = await limiter.consume(key, size);
+      Object.assign(lease, { left: size, remaining: res.remainingPoints, endsAt: windowEnd(res.msBeforeNext) });
+    } catch (err) {
+      if (!(err instanceof RateLimiterRes)) throw err;
+      // Redis counted the whole lease: keep the room that was left, give back the rest.
+      const room = Math.max(0, opts.points - (err.consumedPoints - size));
+      await limiter.reward(key, size - room).catch(() => undefined);
+      Object.assign(lease, { left: room, remaining: 0, endsAt: windowEnd(err.msBeforeNext), exact: true });
+    }
+  };
+
+  const consume = async (key: string): Outcome => {
+    if (size === 1) return consumeOne(key);
+    try {
+      for (;;) {
+        let lease = leases.get(key);
+        if (!lease || lease.endsAt <= Date.now()) {
+          lease = { left: 0, remaining: 0, endsAt: Infinity, exact: false, pending: null };
+          leases.set(key, lease);
+        }
+        if (lease.left > 0) {
+          lease.left--;
+          return { ok: true, remaining: lease.remaining + lease.left };
+        }
+        if (lease.exact) return await consumeOne(key);
+        if (!lease.pending) {
+          const taking = lease;
+          taking.pending = takeLease(key, taking).finally(() => {
+            taking.pending = null;
+          });
+        }
+        await lease.pending;
+      }
+    } catch (err) {
+      leases.delete(key);
+      return { ok: false, err };
+    }
+  };
   const handler = (async (req, res, next) => {
     for (const other of opts.alongside ?? []) if (other.when(req)) other.limit.start(req);
     // Started alongside another limit: its key was there (and is the same: the request's headers have not changed).
@@ -57,7 +139,7 @@ export function rateLimit(opts: LimitOptions): LimitHandler {
     const outcome = await (started ?? consume(key as string));
     if (outcome.ok) {
       res.setHeader('X-RateLimit-Limit', String(opts.points));
-      res.setHeader('X-RateLimit-Remaining', String(outcome.res.remainingPoints));
+      res.setHeader('X-RateLimit-Remaining', String(outcome.remaining));
       return next();
     }
     if (outcome.err instanceof RateLimiterRes) {
