@@ -83,23 +83,26 @@ describe('outbox relay and consumer runner against real Postgres and RabbitMQ', 
     await env?.close();
   });
 
-  /** A throwaway queue bound to the namespaced exchange, collecting what the relay publishes. */
-  async function tap(routingKey: string): Promise<{ received: Array<{ id: string; type: string }>; close(): Promise<void> }> {
+  /** A throwaway queue bound to the namespaced exchange, collecting what the relay publishes (and when each id arrived). */
+  async function tap(routingKey: string): Promise<{ received: Array<{ id: string; type: string }>; arrivedAt: Map<string, number>; close(): Promise<void> }> {
     const exchange = `${env.namespace}domain.events`;
     const tapCh = await conn.createChannel();
     await tapCh.assertExchange(exchange, 'topic', { durable: true });
     const q = await tapCh.assertQueue('', { exclusive: true });
     await tapCh.bindQueue(q.queue, exchange, routingKey);
     const received: Array<{ id: string; type: string }> = [];
+    const arrivedAt = new Map<string, number>();
     await tapCh.consume(q.queue, (m) => {
       if (!m) return;
       try {
-        received.push(JSON.parse(m.content.toString()));
+        const e = JSON.parse(m.content.toString());
+        received.push(e);
+        if (!arrivedAt.has(e.id)) arrivedAt.set(e.id, performance.now());
       } catch {
         // not ours to judge here
       }
     }, { noAck: true });
-    return { received, close: () => tapCh.close().catch(() => undefined) };
+    return { received, arrivedAt, close: () => tapCh.close().catch(() => undefined) };
   }
 
   it('when an event is written while RabbitMQ is unreachable, then it is delivered once the broker is back', async () => {
@@ -192,12 +195,10 @@ describe('outbox relay and consumer runner against real Postgres and RabbitMQ', 
     const sink = await tap('test.ping');
     const ctx = systemContext(SERVICE, 1, 'req-window');
     const write = (id: string) => withTransaction(pool, (tx) => writeEvent(tx, ctx, { type: 'test.ping', accountId: 1, data: { id } }));
-    const arrived = new Map<string, number>();
-    const seen = (id: string) => waitFor(() => {
-      const hit = sink.received.some((e) => e.id === id);
-      if (hit && !arrived.has(id)) arrived.set(id, performance.now());
-      return hit;
-    }, { what: `event ${id} published`, timeoutMs: 20_000 });
+    // When each event reached the tap, taken as it arrives: a poll that notices it late (a busy
+    // machine) would shorten the gaps measured below.
+    const arrived = sink.arrivedAt;
+    const seen = (id: string) => waitFor(() => sink.received.some((e) => e.id === id), { what: `event ${id} published`, timeoutMs: 20_000 });
     // The relay commits its mark after the broker's confirm, so a consumer can see an event
     // before its row reads as published: wait for the marks.
     const publishedAt = async (ids: string[]) => {
@@ -324,8 +325,12 @@ describe('outbox relay and consumer runner against real Postgres and RabbitMQ', 
       await waitFor(async () => (await effects(ev.id)) === 1, { what: 'retried event processed' });
       expect(failures.get(ev.id)).toBe(1);
       expect(await counted({ type: 'test.ping', outcome: 'failed' })).toBe(1);
+      // The consumer counts the event (and times it) once its COMMIT has answered: the effect's row
+      // can be read a moment before that.
+      const timedCount = async () => (await metrics.eventDuration.get()).values.find((v) => v.metricName?.endsWith('_count') && v.labels['type'] === 'test.ping')?.value ?? 0;
+      await waitFor(async () => (await counted({ type: 'test.ping', outcome: 'handled' })) >= 3 && (await timedCount()) >= 3, { what: 'the retried event counted' });
       expect(await counted({ type: 'test.ping', outcome: 'handled' })).toBeGreaterThanOrEqual(3);
-      expect((await metrics.eventDuration.get()).values.find((v) => v.metricName?.endsWith('_count') && v.labels['type'] === 'test.ping')?.value).toBeGreaterThanOrEqual(3);
+      expect(await timedCount()).toBeGreaterThanOrEqual(3);
     });
 
     it('when messages are poison or keep failing, then they land in the dead-letter queue and nothing else is affected', async () => {

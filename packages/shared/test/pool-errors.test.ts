@@ -24,7 +24,9 @@ describe('createPool when Postgres drops connections', () => {
     const admin = new Client({ connectionString: db.url });
     await admin.connect();
     try {
-      await admin.query('SELECT pg_terminate_backend($1)', [pid]);
+      // With a timeout, Postgres answers once the backend has exited (without one, as soon as it is
+      // signalled: a loaded machine may not have run it yet when the test goes on).
+      await admin.query('SELECT pg_terminate_backend($1, 10000)', [pid]);
     } finally {
       await admin.end();
     }

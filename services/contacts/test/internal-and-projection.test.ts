@@ -242,6 +242,9 @@ describe('inbox projection (inbox.* and inbox_member.* events)', () => {
     expect((await h.db.query('SELECT count(*)::int AS n FROM contacts.processed_events WHERE event_id = $1', [own.id])).rows[0].n).toBe(1);
     expect((await h.call('GET', `/api/v1/accounts/${a}/contacts/${c.id}`, { as: admin(a) })).body.payload.last_activity_at).toBe(t - 40);
     // The contact's message three times and the later one: the broker kept the reply away.
+    // The consumer counts a batch's events once its COMMIT has answered, a moment after the
+    // processed_events row `processed` waited for can be read.
+    await waitFor(async () => (await delivered()) - before >= 4, { what: 'four message.created counted' });
     expect((await delivered()) - before).toBe(4);
   });
 });

@@ -186,7 +186,9 @@ describe('conversations (service level)', () => {
 
     it('when a conversation is snoozed until a unix time, then it says so and the worker reopens it when the time comes', async () => {
       const conv = await createConversation(h, acc, inbox.id);
-      const until = Math.floor(Date.now() / 1000) + 2;
+      // Far enough ahead that the toggle and the read below both answer before the worker reopens it,
+      // on a slow machine too (+2 left as little as one second: the current second is floored away).
+      const until = Math.floor(Date.now() / 1000) + 5;
       const res = await h.call('POST', `${base()}/conversations/${conv.id}/toggle_status`, { as: acc.admin, body: { status: 'snoozed', snoozed_until: until } });
       expect(res.body.payload).toEqual({ success: true, conversation_id: conv.id, current_status: 'snoozed', snoozed_until: until });
       expect((await h.call('GET', `${base()}/conversations/${conv.id}`, { as: acc.admin })).body).toMatchObject({ status: 'snoozed', snoozed_until: until });

@@ -72,7 +72,12 @@ describe('automation flow (issue 5, done when)', () => {
       return c.labels?.includes('billing') && c.priority === 'high' ? c : null;
     }, { what: 'label and priority', timeoutMs: 30_000 });
     expect(after.labels).toEqual(['billing']);
-    const runs = await runsOf(call, acc, rule.id);
+    // The actions are commands the conversations service commits at once; the run is recorded in
+    // the rules consumer's transaction, which commits after them: it may trail the label.
+    const runs = await waitFor(async () => {
+      const r = await runsOf(call, acc, rule.id);
+      return r.some((x) => x.matched) ? r : null;
+    }, { what: 'matched run recorded', timeoutMs: 30_000 });
     const matched = runs.filter((r) => r.matched);
     expect(matched).toHaveLength(1);
     expect(matched[0]).toMatchObject({ event_name: 'message_created', conversation_id: conv.conversationId, actions: [{ status: 'done' }, { status: 'done' }] });

@@ -83,7 +83,12 @@ describe('metrics on every service', () => {
     expect(total(conversations, 'parley_outbox_oldest_pending_age_seconds')).toBe(0);
 
     // Consumers: the webhook fan-out and the audit log handled message.created.
-    const automation = await scrape(urlOf('automation'));
+    // The receiver records the POST when it arrives; the sender counts the delivery only after the
+    // answer and its bookkeeping write, so the counter may trail what the receiver saw.
+    const automation = await waitFor(async () => {
+      const s = await scrape(urlOf('automation'));
+      return moved('automation', 'parley_webhook_deliveries_total', { outcome: 'succeeded', attempt: '1' }, s) > 0 ? s : null;
+    }, { what: 'automation delivery metrics' });
     expect(moved('automation', 'parley_consumer_events_total', { queue: 'automation.webhooks', type: 'message.created', outcome: 'handled' }, automation)).toBeGreaterThan(0);
     expect(moved('automation', 'parley_consumer_event_duration_seconds_count', { queue: 'automation.webhooks', type: 'message.created' }, automation)).toBeGreaterThan(0);
     expect(moved('automation', 'parley_webhook_deliveries_total', { outcome: 'succeeded', attempt: '1' }, automation)).toBeGreaterThan(0);
