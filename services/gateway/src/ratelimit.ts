@@ -47,25 +47,48 @@ interface Lease {
   remaining: number;
   /** When the window the points belong to ends (Date.now() ms). */
   endsAt: number;
-  /** Refused a lease in this window: one point a request from now to its end. */
+  /** The key's first request in this process's window: it goes one point (no lease for a one-off client). */
+  fresh: boolean;
+  /** One point a request until endsAt: the limit is near (a lease found less room than its size) or Redis failed. */
   exact: boolean;
   /** The lease being taken; requests that find no points wait for it. */
   pending: Promise<unknown> | null;
 }
 
 /**
+ * A lease in one step: the window's counter created if it is not there (as the limiter's own
+ * script does), then as many of the wanted points as there is room for under the limit, never
+ * more. KEYS[1] the counter; ARGV window seconds, wanted points, limit. Answers the points
+ * granted, the counter after, and the window's milliseconds left.
+ */
+const LEASE_SCRIPT = `
+redis.call('set', KEYS[1], 0, 'EX', ARGV[1], 'NX')
+local used = tonumber(redis.call('get', KEYS[1])) or 0
+local grant = math.min(tonumber(ARGV[2]), math.max(tonumber(ARGV[3]) - used, 0))
+if grant > 0 then used = redis.call('incrby', KEYS[1], grant) end
+return {grant, used, redis.call('pttl', KEYS[1])}`;
+const LEASE_COMMAND = 'parleyRateLimitLease';
+/** After Redis failed a lease, the key goes one point a request (insured by the in-process limiter) this long. */
+const AFTER_FAILURE_MS = 1000;
+
+type LeaseClient = Redis & { [LEASE_COMMAND](key: string, windowSeconds: number, wanted: number, limit: number): Promise<[number, number, number]> };
+
+/**
  * Fixed-window limit shared by every gateway replica through Redis; if Redis is away an
  * in-process limiter takes over rather than letting everything through or failing requests.
  *
- * A process leases points: it takes `leaseSize` of them from Redis in one increment and spends
- * them on the key's requests locally, so a client within its limit costs Redis one round trip
- * in `leaseSize` requests instead of one a request (the limit's Lua script was a tenth of a
- * proxied read's CPU, docs/architecture.md, Gateway). Never more than the limit gets through:
- * a lease counts in Redis before its points are spent. Near the limit a lease Redis refuses is
- * given back but for the room there was, and the key goes one point a request (exact) until its
- * window ends. What leases leave unspent when the window ends is lost, so with several replicas
- * a client spread over them may be refused up to (replicas - 1) x leaseSize points early; the
- * remaining-points header is exact for one replica.
+ * A process leases points: it takes `leaseSize` of them from Redis in one step (LEASE_SCRIPT)
+ * and spends them on the key's requests locally, so a client within its limit costs Redis one
+ * round trip in `leaseSize` requests instead of one a request (the limit's Lua script was a
+ * tenth of a proxied read's CPU, docs/architecture.md, Gateway). Never more than the limit gets
+ * through: a lease is counted in Redis before its points are spent, and is granted only the room
+ * under the limit; a lease that finds less room than its size makes the key go one point a
+ * request (exact) until its window ends. A key's first request in a window goes one point (a
+ * client seen once never costs a lease). What leases leave unspent when the window ends is lost,
+ * so with several replicas a client spread over them may be refused up to (replicas - 1) x
+ * leaseSize points early; the remaining-points header is exact for one replica. If Redis fails a
+ * lease, the key goes one point a request for a second (AFTER_FAILURE_MS), each request on its
+ * own (the in-process limiter while Redis is away), as without leases.
  */
 export function rateLimit(opts: LimitOptions): LimitHandler {
   const limiter = new RateLimiterRedis({
@@ -84,50 +107,52 @@ export function rateLimit(opts: LimitOptions): LimitHandler {
       (res) => ({ ok: true as const, remaining: res.remainingPoints }),
       (err: unknown) => ({ ok: false as const, err }),
     );
+  if (size > 1 && !(LEASE_COMMAND in opts.redis)) opts.redis.defineCommand(LEASE_COMMAND, { numberOfKeys: 1, lua: LEASE_SCRIPT });
+  const redis = opts.redis as LeaseClient;
   // Bounded: a key's lease lives until its window ends, and the least recently used go first.
   const leases = new LRUCache<string, Lease>({ max: 10_000 });
 
-  // A key without an expiry (never written so by the limiter's script) would end its window at once.
-  const windowEnd = (msBeforeNext: number) => Date.now() + (msBeforeNext > 0 ? msBeforeNext : opts.durationSeconds * 1000);
-  /** Takes a lease for the key: `size` points, or on refusal the room that was left (then exact). */
+  /** Takes a lease for the key: `size` points, or the room that was left (then exact); exact for a while if Redis fails. */
   const takeLease = async (key: string, lease: Lease): Promise<void> => {
+    // The window's end is counted from before the call: its points are never spent after Redis started the next one.
+    const t0 = Date.now();
     try {
-      const res = await limiter.consume(key, size);
-      Object.assign(lease, { left: size, remaining: res.remainingPoints, endsAt: windowEnd(res.msBeforeNext) });
-    } catch (err) {
-      if (!(err instanceof RateLimiterRes)) throw err;
-      // Redis counted the whole lease: keep the room that was left, give back the rest.
-      const room = Math.max(0, opts.points - (err.consumedPoints - size));
-      await limiter.reward(key, size - room).catch(() => undefined);
-      Object.assign(lease, { left: room, remaining: 0, endsAt: windowEnd(err.msBeforeNext), exact: true });
+      if (redis.status !== 'ready') throw new Error('redis is not ready');
+      const [grant, used, msLeft] = await redis[LEASE_COMMAND](limiter.getKey(key), opts.durationSeconds, size, opts.points);
+      Object.assign(lease, {
+        left: grant,
+        remaining: Math.max(0, opts.points - used),
+        endsAt: t0 + (msLeft > 0 ? msLeft : opts.durationSeconds * 1000),
+        exact: grant < size,
+      });
+    } catch {
+      Object.assign(lease, { left: 0, remaining: 0, endsAt: t0 + AFTER_FAILURE_MS, exact: true });
     }
   };
 
   const consume = async (key: string): Outcome => {
     if (size === 1) return consumeOne(key);
-    try {
-      for (;;) {
-        let lease = leases.get(key);
-        if (!lease || lease.endsAt <= Date.now()) {
-          lease = { left: 0, remaining: 0, endsAt: Infinity, exact: false, pending: null };
-          leases.set(key, lease);
-        }
-        if (lease.left > 0) {
-          lease.left--;
-          return { ok: true, remaining: lease.remaining + lease.left };
-        }
-        if (lease.exact) return await consumeOne(key);
-        if (!lease.pending) {
-          const taking = lease;
-          taking.pending = takeLease(key, taking).finally(() => {
-            taking.pending = null;
-          });
-        }
-        await lease.pending;
+    for (;;) {
+      let lease = leases.get(key);
+      if (!lease || lease.endsAt <= Date.now()) {
+        lease = { left: 0, remaining: 0, endsAt: Date.now() + opts.durationSeconds * 1000, fresh: true, exact: false, pending: null };
+        leases.set(key, lease);
       }
-    } catch (err) {
-      leases.delete(key);
-      return { ok: false, err };
+      if (lease.left > 0) {
+        lease.left--;
+        return { ok: true, remaining: lease.remaining + lease.left };
+      }
+      if (lease.fresh || lease.exact) {
+        lease.fresh = false;
+        return consumeOne(key);
+      }
+      if (!lease.pending) {
+        const taking = lease;
+        taking.pending = takeLease(key, taking).finally(() => {
+          taking.pending = null;
+        });
+      }
+      await lease.pending;
     }
   };
   const handler = (async (req, res, next) => {

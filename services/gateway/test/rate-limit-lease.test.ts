@@ -53,8 +53,9 @@ describe('rate limit leases', () => {
       remaining.push(r.remaining);
     }
     expect(remaining).toEqual(Array.from({ length: 120 }, (_, i) => 10_000 - 1 - i));
-    // Three leases of 50 points (10,000 / 100, capped at 50), not 120 increments.
-    expect(await counter()).toBe(150);
+    // The first request one point (a client seen once costs no lease), then three leases of 50
+    // points (10,000 / 100, capped at 50), not 120 increments.
+    expect(await counter()).toBe(151);
   });
 
   it('when leases are off (cap 1), then every request is one increment in Redis', async () => {
@@ -78,29 +79,52 @@ describe('rate limit leases', () => {
     for (const r of refused) expect(r.retryAfter).toBeGreaterThan(0);
   });
 
-  it('when a lease is refused near the limit, then what Redis counted beyond the limit is given back and no more than the limit gets through', async () => {
-    // 300 points, leases of 3: two replicas (one Redis counter) leave 1 point when one asks for 3.
+  it('when a lease finds less room than its size, then it takes only the room, the key goes one point a request, and Redis never counts a lease past the limit', async () => {
+    // 1,000 points, leases of 10; 995 already spent (by other replicas, say).
+    const { handler, prefix, counter } = limit(1000);
+    await redis.set(`${prefix}:client`, 995, 'EX', 60);
+    const outcomes = [];
+    for (let i = 0; i < 8; i++) outcomes.push(await call(handler));
+    // One point (the first request), then a lease of the 4 left: five pass, counting down to 0.
+    expect(outcomes.slice(0, 5)).toEqual([4, 3, 2, 1, 0].map((remaining) => ({ ok: true, remaining })));
+    for (const r of outcomes.slice(5)) expect(r.ok).toBe(false);
+    // The lease took 4, not 10; each refusal after it counts one, as without leases.
+    expect(await counter()).toBe(1000 + 3);
+  });
+
+  it('when two replicas share a limit, then no more than the limit gets through, and at most a lease less', async () => {
+    // 300 points, leases of 3.
     const prefix = `test:rl:${randomUUID()}`;
     const a = limit(300, { prefix });
     const b = limit(300, { prefix });
     let passed = 0;
     for (let i = 0; i < 400; i++) if ((await call((i % 2 === 0 ? a : b).handler)).ok) passed++;
-    // Never more than the limit; at most one lease left unspent on the other replica.
     expect(passed).toBeLessThanOrEqual(300);
     expect(passed).toBeGreaterThanOrEqual(300 - 3);
-    // Each replica's refused lease was given back down to the room it kept; the refusals after
-    // that count one point each, as without leases.
-    expect(await a.counter()).toBeLessThanOrEqual(300 + (400 - passed));
   });
 
-  it('when the window ends, then the points a lease left are dropped and the new window leases afresh', async () => {
-    const { handler, counter } = limit(500, { durationSeconds: 1 });
+  it('when Redis cannot be reached, then requests still pass on the in-process limit, without waiting on each other', async () => {
+    const away = createRedis('redis://127.0.0.1:1', undefined, { autoPipelining: true });
+    try {
+      const handler = rateLimit({ redis: away, prefix: `test:rl:${randomUUID()}`, points: 10_000, durationSeconds: 60, key: () => 'client', leaseMax: 50 });
+      const outcomes = await Promise.all(Array.from({ length: 40 }, () => call(handler)));
+      expect(outcomes.every((r) => r.ok)).toBe(true);
+      // Counted by the in-process limiter: 40 points spent.
+      expect(Math.min(...outcomes.map((r) => (r.ok ? r.remaining : Infinity)))).toBe(10_000 - 40);
+    } finally {
+      away.disconnect();
+    }
+  });
+
+  it('when the window ends, then the points a lease left are dropped and the new window starts afresh', async () => {
+    const { handler, counter } = limit(500, { durationSeconds: 2 });
     for (let i = 0; i < 3; i++) expect((await call(handler)).ok).toBe(true);
-    expect(await counter()).toBe(5);
-    await new Promise((r) => setTimeout(r, 1200));
+    // One point, then a lease of 5.
+    expect(await counter()).toBe(6);
+    await new Promise((r) => setTimeout(r, 2200));
     const next = await call(handler);
-    // A full window again: 500 less this request, not the old window's 2 leased points.
+    // A full window again: 500 less this request, not the old window's 3 leased points.
     expect(next).toEqual({ ok: true, remaining: 499 });
-    expect(await counter()).toBe(5);
+    expect(await counter()).toBe(1);
   });
 });
