@@ -49,8 +49,12 @@ interface Lease {
   endsAt: number;
   /** The key's first request in this process's window: it goes one point (no lease for a one-off client). */
   fresh: boolean;
-  /** One point a request until endsAt: the limit is near (a lease found less room than its size) or Redis failed. */
+  /** One point a request until endsAt: the limit is near (a lease found less room than its size). */
   exact: boolean;
+  /** Redis failed a lease: the in-process limiter answers until endsAt, without a round trip. */
+  failed: boolean;
+  /** Points the next lease asks for: 2 at first, doubling to the lease size (a short burst never costs a whole lease). */
+  next: number;
   /** The lease being taken; requests that find no points wait for it. */
   pending: Promise<unknown> | null;
 }
@@ -66,9 +70,14 @@ redis.call('set', KEYS[1], 0, 'EX', ARGV[1], 'NX')
 local used = tonumber(redis.call('get', KEYS[1])) or 0
 local grant = math.min(tonumber(ARGV[2]), math.max(tonumber(ARGV[3]) - used, 0))
 if grant > 0 then used = redis.call('incrby', KEYS[1], grant) end
-return {grant, used, redis.call('pttl', KEYS[1])}`;
+local ttl = redis.call('pttl', KEYS[1])
+if ttl == -1 then
+  redis.call('expire', KEYS[1], ARGV[1])
+  ttl = 1000 * tonumber(ARGV[1])
+end
+return {grant, used, ttl}`;
 const LEASE_COMMAND = 'parleyRateLimitLease';
-/** After Redis failed a lease, the key goes one point a request (insured by the in-process limiter) this long. */
+/** After Redis failed a lease, the in-process limiter answers the key's requests this long (from the failure). */
 const AFTER_FAILURE_MS = 1000;
 
 type LeaseClient = Redis & { [LEASE_COMMAND](key: string, windowSeconds: number, wanted: number, limit: number): Promise<[number, number, number]> };
@@ -77,20 +86,23 @@ type LeaseClient = Redis & { [LEASE_COMMAND](key: string, windowSeconds: number,
  * Fixed-window limit shared by every gateway replica through Redis; if Redis is away an
  * in-process limiter takes over rather than letting everything through or failing requests.
  *
- * A process leases points: it takes `leaseSize` of them from Redis in one step (LEASE_SCRIPT)
- * and spends them on the key's requests locally, so a client within its limit costs Redis one
- * round trip in `leaseSize` requests instead of one a request (the limit's Lua script was a
- * tenth of a proxied read's CPU, docs/architecture.md, Gateway). Never more than the limit gets
- * through: a lease is counted in Redis before its points are spent, and is granted only the room
- * under the limit; a lease that finds less room than its size makes the key go one point a
- * request (exact) until its window ends. A key's first request in a window goes one point (a
- * client seen once never costs a lease). What leases leave unspent when the window ends is lost,
- * so with several replicas a client spread over them may be refused up to (replicas - 1) x
- * leaseSize points early; the remaining-points header is exact for one replica. If Redis fails a
- * lease, the key goes one point a request for a second (AFTER_FAILURE_MS), each request on its
- * own (the in-process limiter while Redis is away), as without leases.
+ * A process leases points: it takes them from Redis in one step (LEASE_SCRIPT) and spends them
+ * on the key's requests locally, so a client within its limit costs Redis one round trip in
+ * `leaseSize` requests instead of one a request (the limit's Lua script was a tenth of a proxied
+ * read's CPU, docs/architecture.md, Gateway). A key's first request in a window goes one point
+ * (a client seen once never costs a lease); its leases then ask for 2, 4, 8... points up to
+ * `leaseSize`, so a short burst never leaves a whole lease unspent. Never more than the limit
+ * gets through: a lease is counted in Redis before its points are spent, and is granted only the
+ * room under the limit; a lease that finds less room than it asked for makes the key go one
+ * point a request (exact) until its window ends. What leases leave unspent when the window ends
+ * is lost, so with several replicas a client spread over them may be refused up to
+ * (replicas - 1) x leaseSize points early; the remaining-points header is exact for one replica.
+ * If Redis fails a lease (down, or hung past the command timeout), the in-process limiter
+ * answers the key's requests for a second (AFTER_FAILURE_MS) without a round trip, then a lease
+ * is tried again.
  */
 export function rateLimit(opts: LimitOptions): LimitHandler {
+  const memory = new RateLimiterMemory({ keyPrefix: `${opts.prefix}:mem`, points: opts.points, duration: opts.durationSeconds });
   const limiter = new RateLimiterRedis({
     storeClient: opts.redis,
     keyPrefix: opts.prefix,
@@ -98,12 +110,12 @@ export function rateLimit(opts: LimitOptions): LimitHandler {
     duration: opts.durationSeconds,
     // Redis away: straight to the in-process limiter, without a round trip that cannot succeed.
     rejectIfRedisNotReady: true,
-    insuranceLimiter: new RateLimiterMemory({ keyPrefix: `${opts.prefix}:mem`, points: opts.points, duration: opts.durationSeconds }),
+    insuranceLimiter: memory,
   });
   const size = leaseSize(opts.points, opts.leaseMax ?? 1);
   /** One point, one round trip (no lease): the refusal or error as the outcome. */
-  const consumeOne = (key: string): Outcome =>
-    limiter.consume(key).then(
+  const consumeOne = (key: string, store: RateLimiterRedis | RateLimiterMemory = limiter): Outcome =>
+    store.consume(key).then(
       (res) => ({ ok: true as const, remaining: res.remainingPoints }),
       (err: unknown) => ({ ok: false as const, err }),
     );
@@ -118,15 +130,19 @@ export function rateLimit(opts: LimitOptions): LimitHandler {
     const t0 = Date.now();
     try {
       if (redis.status !== 'ready') throw new Error('redis is not ready');
-      const [grant, used, msLeft] = await redis[LEASE_COMMAND](limiter.getKey(key), opts.durationSeconds, size, opts.points);
+      const wanted = Math.min(size, lease.next);
+      const [grant, used, msLeft] = await redis[LEASE_COMMAND](limiter.getKey(key), opts.durationSeconds, wanted, opts.points);
       Object.assign(lease, {
         left: grant,
         remaining: Math.max(0, opts.points - used),
-        endsAt: t0 + (msLeft > 0 ? msLeft : opts.durationSeconds * 1000),
-        exact: grant < size,
+        // Less than a millisecond left (0): the points end with the window, unspent.
+        endsAt: t0 + Math.max(0, msLeft),
+        exact: grant < wanted,
+        next: wanted * 2,
       });
     } catch {
-      Object.assign(lease, { left: 0, remaining: 0, endsAt: t0 + AFTER_FAILURE_MS, exact: true });
+      // Counted from the failure, not the call: a hung Redis answers only at the command timeout.
+      Object.assign(lease, { left: 0, remaining: 0, endsAt: Date.now() + AFTER_FAILURE_MS, failed: true });
     }
   };
 
@@ -135,13 +151,14 @@ export function rateLimit(opts: LimitOptions): LimitHandler {
     for (;;) {
       let lease = leases.get(key);
       if (!lease || lease.endsAt <= Date.now()) {
-        lease = { left: 0, remaining: 0, endsAt: Date.now() + opts.durationSeconds * 1000, fresh: true, exact: false, pending: null };
+        lease = { left: 0, remaining: 0, endsAt: Date.now() + opts.durationSeconds * 1000, fresh: true, exact: false, failed: false, next: 2, pending: null };
         leases.set(key, lease);
       }
       if (lease.left > 0) {
         lease.left--;
         return { ok: true, remaining: lease.remaining + lease.left };
       }
+      if (lease.failed) return consumeOne(key, memory);
       if (lease.fresh || lease.exact) {
         lease.fresh = false;
         return consumeOne(key);

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Request, Response } from 'express';
 import { createRedis, RateLimitedError, type Redis } from '@parley/shared';
-import { infra } from '@parley/testkit';
+import { infra, TcpGate, waitFor } from '@parley/testkit';
 import { leaseSize, rateLimit, type LimitHandler } from '../src/ratelimit';
 
 /**
@@ -53,9 +53,10 @@ describe('rate limit leases', () => {
       remaining.push(r.remaining);
     }
     expect(remaining).toEqual(Array.from({ length: 120 }, (_, i) => 10_000 - 1 - i));
-    // The first request one point (a client seen once costs no lease), then three leases of 50
-    // points (10,000 / 100, capped at 50), not 120 increments.
-    expect(await counter()).toBe(151);
+    // The first request one point (a client seen once costs no lease), then leases of 2, 4, 8, 16
+    // and 32 points and two of 50 (10,000 / 100, capped at 50): 163 counted in 8 round trips, not
+    // 120 increments.
+    expect(await counter()).toBe(1 + 2 + 4 + 8 + 16 + 32 + 50 + 50);
   });
 
   it('when leases are off (cap 1), then every request is one increment in Redis', async () => {
@@ -85,10 +86,10 @@ describe('rate limit leases', () => {
     await redis.set(`${prefix}:client`, 995, 'EX', 60);
     const outcomes = [];
     for (let i = 0; i < 8; i++) outcomes.push(await call(handler));
-    // One point (the first request), then a lease of the 4 left: five pass, counting down to 0.
+    // One point (the first request), a lease of 2, then a lease of 4 that finds 2: five pass, counting down to 0.
     expect(outcomes.slice(0, 5)).toEqual([4, 3, 2, 1, 0].map((remaining) => ({ ok: true, remaining })));
     for (const r of outcomes.slice(5)) expect(r.ok).toBe(false);
-    // The lease took 4, not 10; each refusal after it counts one, as without leases.
+    // The second lease took the 2 left, not 4; each refusal after it counts one, as without leases.
     expect(await counter()).toBe(1000 + 3);
   });
 
@@ -116,14 +117,44 @@ describe('rate limit leases', () => {
     }
   });
 
+  it('when Redis hangs, then the concurrent requests of a key pass on the in-process limit after one timeout, and leases resume once it answers', async () => {
+    const gate = await TcpGate.to(infra().redisUrl);
+    const slow = createRedis(gate.url(infra().redisUrl), undefined, { autoPipelining: true });
+    try {
+      await new Promise((resolve) => slow.once('ready', resolve));
+      const prefix = `test:rl:${randomUUID()}`;
+      const handler = rateLimit({ redis: slow, prefix, points: 1_000_000, durationSeconds: 60, key: () => 'client', leaseMax: 50 });
+      expect((await call(handler)).ok).toBe(true);
+      gate.freeze();
+      const t0 = Date.now();
+      const outcomes = await Promise.all(Array.from({ length: 20 }, () => call(handler)));
+      const took = Date.now() - t0;
+      expect(outcomes.every((r) => r.ok)).toBe(true);
+      // One command timeout (1 s), then the in-process limit for all of them at once; a lease
+      // at a time would have let them through one a second (20 s).
+      expect(took).toBeLessThan(10_000);
+      gate.thaw();
+      await waitFor(async () => (await slow.ping()) === 'PONG', { what: 'redis answering again' });
+      await new Promise((r) => setTimeout(r, 1100));
+      const before = Number(await redis.get(`${prefix}:client`));
+      for (let i = 0; i < 5; i++) expect((await call(handler)).ok).toBe(true);
+      // Counted in Redis again, by leases.
+      expect(Number(await redis.get(`${prefix}:client`))).toBeGreaterThan(before);
+    } finally {
+      gate.thaw();
+      slow.disconnect();
+      await gate.close();
+    }
+  });
+
   it('when the window ends, then the points a lease left are dropped and the new window starts afresh', async () => {
     const { handler, counter } = limit(500, { durationSeconds: 2 });
     for (let i = 0; i < 3; i++) expect((await call(handler)).ok).toBe(true);
-    // One point, then a lease of 5.
-    expect(await counter()).toBe(6);
+    // One point, then a lease of 2.
+    expect(await counter()).toBe(3);
     await new Promise((r) => setTimeout(r, 2200));
     const next = await call(handler);
-    // A full window again: 500 less this request, not the old window's 3 leased points.
+    // A full window again: 500 less this request, not the old window's leased points.
     expect(next).toEqual({ ok: true, remaining: 499 });
     expect(await counter()).toBe(1);
   });
