@@ -271,7 +271,7 @@ BENCH_ONLY='^list' pnpm bench          # some scenarios only (writes nothing)
 \`\`\`
 
 Settings (environment): \`BENCH_SECONDS\` per scenario (${r.settings?.seconds}), \`BENCH_CONNECTIONS\` at saturation
-(${r.settings?.connections}), \`BENCH_RATE\` offered req/s for latency (${r.settings?.rate}), \`BENCH_RULE_RATE\` (${r.settings?.ruleRate}),
+(${r.settings?.connections}), \`BENCH_RATE\` offered req/s for latency (${r.settings?.rate}), \`BENCH_RULE_RATE\` (${r.settings?.ruleRate}) after \`BENCH_RULE_WARMUP\` unmeasured rule messages (${r.settings?.ruleWarmup ?? 0}),
 \`BENCH_AUDIT_ENTRIES\` (${r.settings?.auditEntries}), \`BENCH_DATABASE_URL\` (superuser URL of the bench database),
 \`BENCH_WARMUP_REQUESTS\` (${r.settings?.warmupRequests ?? 0}) and \`BENCH_WARMUP_SECONDS\` (${r.settings?.warmupSeconds ?? 0}; five times that for writes) before each
 small-account scenario, \`BENCH_REPEAT\` (each scenario measured that many times in a row, for experiments: the docs are then not written),
@@ -339,7 +339,9 @@ runs reuse them.
 - **Automation rule effect**: a rule (\`message_created\`, content contains \`rule-probe\`, add label
   \`rule-hit\`) on the large account; messages are posted at \`BENCH_RULE_RATE\`/s, each to its own
   conversation; the time from the API's answer to the label being in the conversation row (polled every
-  5 ms) is the effect latency.
+  5 ms) is the effect latency. \`BENCH_RULE_WARMUP\` (400) rule messages go first, unmeasured, at a quarter
+  of the rate, then drained: the rule's command, the label change and its activity message are code the
+  scenarios before did not run (cold, a rule message cost 56 CPU ms against 41 warm on 2026-11-29).
 - **Audit ingest**: \`BENCH_AUDIT_ENTRIES\` auditable events (\`canned_response.updated\`, which only the
   audit service consumes) published to the exchange with confirms as the outbox relay publishes them;
   entries/s is the rate at which the audit service drains what is still queued when publishing ends
@@ -402,7 +404,7 @@ ${scenarioTable(r, 'large', 'rate') || 'Not run.'}
 
 ### Automation rule effect and audit ingest (large account)
 
-${rule?.latency ? `- Rule effect${rule.error ? ` (**failed run: ${rule.error}**; the figures are those of the survivors)` : ''} at ${rule.offeredRate} messages/s offered (${rule.messages} messages): p50 ${fmt(rule.latency.p50)} ms, p95 ${fmt(rule.latency.p95)} ms, p99 ${fmt(rule.latency.p99)} ms, max ${fmt(rule.latency.max)} ms; ${rule.missing} labels never seen, ${rule.failures} posts failed; stack CPU ${fmt(rule.cpuMsPerRequest?.stack, 2)} ms per message.` : `- Rule effect: ${rule?.error ? `error: ${rule.error}` : 'not run'}`}
+${rule?.latency ? `- Rule effect${rule.error ? ` (**failed run: ${rule.error}**; the figures are those of the survivors)` : ''} at ${rule.offeredRate} messages/s offered (${rule.messages} messages): p50 ${fmt(rule.latency.p50)} ms, p95 ${fmt(rule.latency.p95)} ms, p99 ${fmt(rule.latency.p99)} ms, max ${fmt(rule.latency.max)} ms; ${rule.missing} labels never seen, ${rule.failures} posts failed; stack CPU ${fmt(rule.cpuMsPerRequest?.stack, 2)} ms per message${rule.warmup ? ` (after ${rule.warmup.messages} unmeasured at ${rule.warmup.offeredRate}/s, which cost ${fmt(rule.warmup.cpuMsPerRequest?.stack, 2)})` : ''}.` : `- Rule effect: ${rule?.error ? `error: ${rule.error}` : 'not run'}`}
 ${audit && !audit.error ? `- Audit ingest: ${audit.entries.toLocaleString('en')} entries in ${fmt(audit.seconds)} s, published in ${fmt(audit.publishSeconds)} s with ${audit.backlogAtPublished.toLocaleString('en')} still to ingest then: **${audit.entriesPerSecond.toLocaleString('en')} entries/s** ${audit.boundedByPublisher ? '(over the whole run: the consumer kept pace with the publisher, so this is a lower bound)' : '(draining that backlog)'}, ${audit.overallPerSecond.toLocaleString('en')}/s over the whole run; stack CPU ${fmt(audit.cpuMsPerRequest?.stack, 3)} ms per entry.` : `- Audit ingest: ${audit?.error ? `error: ${audit.error}` : 'not run'}`}
 
 ### Ceilings
