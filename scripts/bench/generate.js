@@ -343,22 +343,11 @@ async function bulk(db, made, s, log) {
       [A, firstContactInbox, firstContact, made.inboxIds, K],
     ),
   );
-  // The contact snapshot as contacts publishes it (contactSnapshot in its serializers), at the contact's version.
-  const snapshotSql = (schema) =>
-    `INSERT INTO ${schema}.projections (account_id, kind, id, data, version_at)
-     SELECT c.account_id, 'contact', c.id,
-            jsonb_build_object('id', c.id, 'account_id', c.account_id, 'name', c.name, 'email', c.email, 'phone_number', c.phone_number,
-              'identifier', c.identifier, 'thumbnail', '', 'avatar_url', NULL, 'additional_attributes', c.additional_attributes,
-              'custom_attributes', c.custom_attributes, 'blocked', c.blocked, 'availability_status', 'offline',
-              'last_activity_at', floor(extract(epoch FROM c.last_activity_at))::bigint, 'created_at', floor(extract(epoch FROM c.created_at))::bigint,
-              'labels', to_jsonb(c.labels), 'updated_at', floor(extract(epoch FROM c.updated_at))::bigint),
-            c.updated_at
-       FROM contacts.contacts c WHERE c.account_id = $1 AND c.id BETWEEN $2::int AND $2::int + $3::int - 1
-     ON CONFLICT DO NOTHING`;
-  await timed(`contact copies in conversations and automation (${K} each)`, async () => {
-    await db.query(snapshotSql('conversations'), [A, firstContact, K]);
-    await db.query(snapshotSql('automation'), [A, firstContact, K]);
+  await timed(`contact copies in conversations, automation and realtime (${K} each)`, async () => {
+    await db.query(contactCopiesSql('conversations'), [A, firstContact, K]);
+    await db.query(contactCopiesSql('automation'), [A, firstContact, K]);
   });
+  await fillRealtime(db, A, log);
 
   await timed('reports read model', () =>
     db.query(
@@ -411,6 +400,52 @@ async function bulk(db, made, s, log) {
       await db.query(`ANALYZE ${t}`);
     }
   });
+}
+
+/** The contact snapshot as contacts publishes it (contactSnapshot in its serializers), at the contact's version: $1 account, contacts $2 to $2 + $3 - 1. */
+const contactCopiesSql = (schema) =>
+  `INSERT INTO ${schema}.projections (account_id, kind, id, data, version_at)
+   SELECT c.account_id, 'contact', c.id,
+          jsonb_build_object('id', c.id, 'account_id', c.account_id, 'name', c.name, 'email', c.email, 'phone_number', c.phone_number,
+            'identifier', c.identifier, 'thumbnail', '', 'avatar_url', NULL, 'additional_attributes', c.additional_attributes,
+            'custom_attributes', c.custom_attributes, 'blocked', c.blocked, 'availability_status', 'offline',
+            'last_activity_at', floor(extract(epoch FROM c.last_activity_at))::bigint, 'created_at', floor(extract(epoch FROM c.created_at))::bigint,
+            'labels', to_jsonb(c.labels), 'updated_at', floor(extract(epoch FROM c.updated_at))::bigint),
+          c.updated_at
+     FROM contacts.contacts c WHERE c.account_id = $1 AND c.id BETWEEN $2::int AND $2::int + $3::int - 1
+   ON CONFLICT DO NOTHING`;
+
+/**
+ * The realtime service's copies of the account's contacts and its contact inboxes' source ids, as
+ * its consumer keeps them from contact.* and contact_inbox.created events: without them every
+ * conversation a run first touches is read through to the contacts service (twice: the contact
+ * and the source id), which a running deployment never does twice. Only what is missing is
+ * written (also added to data sets generated before this step existed).
+ */
+async function fillRealtime(db, accountId, log) {
+  const A = accountId;
+  const { rows: [n] } = await db.query(
+    `SELECT (SELECT count(*) FROM contacts.contacts WHERE account_id = $1)::int AS contacts,
+            (SELECT count(*) FROM realtime.projections WHERE account_id = $1 AND kind = 'contact')::int AS copies,
+            (SELECT count(*) FROM contacts.contact_inboxes WHERE account_id = $1)::int AS inboxes,
+            (SELECT count(*) FROM realtime.contact_inbox_sources WHERE account_id = $1)::int AS sources,
+            (SELECT min(id) FROM contacts.contacts WHERE account_id = $1) AS first, (SELECT max(id) FROM contacts.contacts WHERE account_id = $1) AS last`,
+    [A],
+  );
+  if (n.copies >= n.contacts && n.sources >= n.inboxes) return false;
+  const t0 = Date.now();
+  if (n.copies < n.contacts) await db.query(contactCopiesSql('realtime'), [A, n.first, n.last - n.first + 1]);
+  if (n.sources < n.inboxes) {
+    await db.query(
+      `INSERT INTO realtime.contact_inbox_sources (account_id, contact_inbox_id, source_id)
+       SELECT account_id, id, source_id FROM contacts.contact_inboxes WHERE account_id = $1 ON CONFLICT DO NOTHING`,
+      [A],
+    );
+  }
+  await db.query('ANALYZE realtime.projections');
+  await db.query('ANALYZE realtime.contact_inbox_sources');
+  log(`    realtime's contact copies and source ids (${n.contacts - n.copies} and ${n.inboxes - n.sources} missing): ${((Date.now() - t0) / 1000).toFixed(1)} s`);
+  return true;
 }
 
 /**
@@ -538,7 +573,7 @@ async function generate(o) {
       log(`[generate] reusing account ${found} (${name})`);
       // What later versions of this generator add: filled in once, then found as is.
       const t0 = Date.now();
-      const added = (await fillAgents(o.base, db, found, s.agents, log)) | (await fillReports(db, found, log));
+      const added = (await fillAgents(o.base, db, found, s.agents, log)) | (await fillReports(db, found, log)) | (await fillRealtime(db, found, log));
       return { ...(await describe(db, found)), generatedNow: false, seconds: added ? (Date.now() - t0) / 1000 : 0 };
     }
     const t0 = Date.now();
