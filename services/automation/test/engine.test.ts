@@ -125,30 +125,44 @@ describe('automation engine', () => {
       conditions: [],
       actions: [{ action_name: 'add_label', action_params: ['touched'] }],
     });
+    // Another rule of the same event: what the first rule did is not its business (no run recorded).
+    const bystander = await createRule(api, {
+      ...refundRule,
+      name: 'bystander',
+      event_name: 'conversation_updated',
+      conditions: [{ attribute_key: 'priority', filter_operator: 'equal_to', values: ['urgent'], query_operator: null }],
+      actions: [{ action_name: 'add_label', action_params: ['seen'] }],
+    });
     await bus.publish(envelope('conversation.updated', accountId, conv, { actor: { type: 'automation_rule', id: rule.id, name: rule.name }, changes: { labels: [[], ['touched']] } }));
     const runs = await waitFor(async () => {
       const r = await runsOf(api, rule.id);
       return r.length === 1 ? r : null;
     });
     expect(runs[0]).toMatchObject({ matched: false, reason: `caused by automation rule ${rule.id}`, actions: [] });
+    // Both rules' runs of an event are written in one statement: the bystander's would be there now.
+    expect(await runsOf(api, bystander.id)).toEqual([]);
     // The same change made by a person does fire it.
     await bus.publish(envelope('conversation.updated', accountId, conv, { actor: userActor, changes: { priority: [null, 'low'] } }));
     await waitFor(() => commandsOf().length === 1, { what: 'command for the user change' });
   });
 
-  it('when activity messages or messages a rule sent arrive, then they trigger nothing', async () => {
+  it('when activity messages or messages a rule sent arrive, then they trigger nothing, and only the sending rule records the skip', async () => {
     const { accountId, conv, api, commandsOf } = setup();
     const rule = await createRule(api, { ...refundRule, conditions: [] });
+    const own = envelope('message.created', accountId, message(conv, { message_type: 1, content: 'refund', content_attributes: { automation_rule_id: rule.id } }));
+    const others = envelope('message.created', accountId, message(conv, { message_type: 1, content: 'refund', content_attributes: { automation_rule_id: 99 } }));
     await bus.publish(
       envelope('message.created', accountId, message(conv, { message_type: 2, content: 'Conversation was resolved by Ada', sender_type: null, sender_id: null })),
-      envelope('message.created', accountId, message(conv, { message_type: 1, content: 'refund', content_attributes: { automation_rule_id: 99 } })),
+      own,
+      others,
     );
     const marker = envelope('message.created', accountId, message(conv, { content: 'marker' }));
     await bus.publish(marker);
     await waitFor(async () => (await runsOf(api, rule.id)).some((r) => r.event_id === marker.id), { what: 'marker run' });
     const runs = await runsOf(api, rule.id);
     expect(runs.filter((r) => r.matched)).toHaveLength(1);
-    expect(runs.find((r) => r.reason === 'message sent by an automation rule')).toBeDefined();
+    expect(runs.filter((r) => r.reason === 'message sent by an automation rule').map((r) => r.event_id)).toEqual([own.id]);
+    expect(runs.some((r) => r.event_id === others.id)).toBe(false);
     expect(commandsOf().every((c) => c.body.causation_id === marker.id)).toBe(true);
   });
 

@@ -63,11 +63,22 @@ export interface ActionOutcome {
   error?: string;
 }
 
-/** Why an event runs no rules at all (Chatwoot's AutomationRuleListener guards), or null. */
-function skipReason(event: EventEnvelope, eventName: RuleEventName, conversation: Json, message: Json | null): { reason: string; record: boolean } | null {
+/** The rule whose work an event is (the loop guard's skips are recorded on its runs only), or null. */
+function ruleIdOf(v: unknown): number | null {
+  const id = typeof v === 'number' ? v : typeof v === 'string' && /^\d{1,10}$/.test(v) ? Number(v) : NaN;
+  return Number.isSafeInteger(id) ? id : null;
+}
+
+/**
+ * Why an event runs no rules at all (Chatwoot's AutomationRuleListener guards), or null.
+ * `record`: the skip goes on the runs of the event's rules; `onlyRule`: only on that rule's (what
+ * a rule did came back to the engine: its own runs say so, while every other rule of the event
+ * would get a row per action of that rule, half the runs written on an account with many rules).
+ */
+function skipReason(event: EventEnvelope, eventName: RuleEventName, conversation: Json, message: Json | null): { reason: string; record: boolean; onlyRule?: number | null } | null {
   if (event.actor.type === 'automation_rule') {
     // The loop guard: what a rule did never triggers rules.
-    return { reason: `caused by automation rule ${String(event.actor.id)}`, record: true };
+    return { reason: `caused by automation rule ${String(event.actor.id)}`, record: true, onlyRule: ruleIdOf(event.actor.id) };
   }
   const auto = (conversation['additional_attributes'] as Json | undefined)?.['auto_reply'];
   if ((eventName === 'conversation_created' || eventName === 'conversation_opened') && auto !== undefined && auto !== null && auto !== false && auto !== '') {
@@ -77,7 +88,7 @@ function skipReason(event: EventEnvelope, eventName: RuleEventName, conversation
     // Activity messages are the system's own notes; not worth a run record each.
     if (message['message_type'] === 2) return { reason: 'activity message', record: false };
     const ca = (message['content_attributes'] as Json | undefined) ?? {};
-    if (ca['automation_rule_id'] !== undefined && ca['automation_rule_id'] !== null) return { reason: 'message sent by an automation rule', record: true };
+    if (ca['automation_rule_id'] !== undefined && ca['automation_rule_id'] !== null) return { reason: 'message sent by an automation rule', record: true, onlyRule: ruleIdOf(ca['automation_rule_id']) };
     if (ca['auto_reply'] === true) return { reason: 'auto-reply email', record: true };
   }
   return null;
@@ -173,7 +184,8 @@ async function evaluateRules(deps: EngineDeps, tx: PoolClient, event: EventEnvel
   const skip = skipReason(event, eventName, conversation, message);
   if (skip) {
     if (!skip.record) return [];
-    return rules.map((r) => ({ ...base, ruleId: r.rule.id, matched: false, reason: skip.reason, conditionResults: r.conditions.map(() => null), actions: [], errors: [] }));
+    const recorded = skip.onlyRule === undefined ? rules : rules.filter((r) => r.rule.id === skip.onlyRule);
+    return recorded.map((r) => ({ ...base, ruleId: r.rule.id, matched: false, reason: skip.reason, conditionResults: r.conditions.map(() => null), actions: [], errors: [] }));
   }
 
   const contactId = typeof conversation['contact_id'] === 'number' ? conversation['contact_id'] : null;
