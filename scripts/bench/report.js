@@ -88,10 +88,13 @@ const MISSED = {
   rule_p99: (r) => {
     const ms = r.rule?.cpuMsPerRequest?.stack;
     const cores = ms ? ` (${fmt(ms, 1)} CPU ms in this run: 200 messages/s needs about ${Math.ceil((ms * 200) / 1000)} cores)` : '';
-    return `Each rule message costs the stack the message create with its fan-out, the rule's command call to the
-  conversations service and the label change's own events with theirs${cores}; on two cores shared with
-  the load generator the queue grows for the whole run and p99 is the queue's length. What would meet it:
-  the per-message cost above, and one command call per batch for several conversations.`;
+    return `Each rule message costs the stack the message create with its fan-out (a contact's message also
+  starts the conversation's wait: a conversation.updated), the rule's command call to the conversations
+  service, and the label change's own events and activity message with theirs: five events, each on four
+  to six queues${cores}; on two cores shared with the load generator the queue grows for the whole run and
+  p99 is the queue's length. Cut on 2026-11-29 ("Other benchmarks"): from 56 (cold) and 41 (warm) to
+  about 30 CPU ms a rule message on one host. What would meet it: the per-message cost above, and one
+  command call per batch for several conversations.`;
   },
   rss: `A service holds 20-30 MB live; the rest is V8's heap slack and the node binary's pages (~45 MB of file
   pages per process). The services run with the young generation capped and the old generation grown
@@ -339,7 +342,7 @@ runs reuse them.
 - **Automation rule effect**: a rule (\`message_created\`, content contains \`rule-probe\`, add label
   \`rule-hit\`) on the large account; messages are posted at \`BENCH_RULE_RATE\`/s, each to its own
   conversation; the time from the API's answer to the label being in the conversation row (polled every
-  5 ms) is the effect latency. \`BENCH_RULE_WARMUP\` (400) rule messages go first, unmeasured, at a quarter
+  5 ms) is the effect latency; the stack CPU it reports leaves out that poller's Postgres work. \`BENCH_RULE_WARMUP\` (400) rule messages go first, unmeasured, at a quarter
   of the rate, then drained: the rule's command, the label change and its activity message are code the
   scenarios before did not run (cold, a rule message cost 56 CPU ms against 41 warm on 2026-11-29).
 - **Audit ingest**: \`BENCH_AUDIT_ENTRIES\` auditable events (\`canned_response.updated\`, which only the
@@ -447,6 +450,25 @@ the scenario).
 
 ## Other benchmarks
 
+- **Rule effect, rate limits (2026-11-29, 02:00-03:10 UTC; a host about 2x slower than the targets',
+  the bare node:http ceiling 0.06 CPU ms; \`BENCH_ONLY='^rule$'\` runs, one each, stack CPU ms a rule
+  message at 200 messages/s offered):** 56 measured on a cold stack (p99 15.5 s). After an unmeasured
+  warm-up of 400 rule messages (\`BENCH_RULE_WARMUP\`; the warm-up itself cost 62): 41 (p99 9.1 s). Three
+  costs of the large data set, not of the code, went next: the realtime service had no copies of the
+  generated contacts and contact inboxes, so every conversation a run first touched was read through
+  to the contacts service twice (realtime 3.65 -> 1.75, contacts 2.78 -> 0.37); the reports read
+  model held creation times with microseconds where its consumer writes whole seconds, so the first
+  event on a generated conversation moved its creation time and the next fact rebuilt the
+  conversation from all its facts (3,867 rebuilds in one run; reports 4.32 -> 2.56, its Postgres 4.55
+  -> 2.46). One cost of the code: the automation engine recorded what a rule caused as a skipped run
+  on every rule of the event, half of the rule runs written on the 50-rule account (193,800 of 373,028
+  rows), and rule_runs inserts were ~95% of automation's Postgres time; now only the rule that caused
+  it records it (automation's Postgres 3.01 -> 1.67). Together: about 30 (p99 8.4 s: 200/s is still
+  over what two cores carry, about 60/s). The gateway's rate limits now lease points from Redis
+  (1% of a limit at once, at most 50): alternating runs of \`RATE_LIMIT_LEASE_MAX=1\` (a round trip a
+  request, as before) and 50, three pairs of two runs: Redis 0.03-0.04 -> 0.00 CPU ms a request;
+  profile 0.39-0.51 -> 0.38-0.44, labels 1.47-1.86 -> 1.26-2.31 (the host's noise is larger than the
+  gateway's share of the saving).
 - **Warm-up (2026-11-28/29, 23:30-00:45 UTC; the bare node:http ceiling 0.02-0.03 CPU ms):** each
   scenario measured four times in a row on one stack (\`BENCH_REPEAT=4\`) showed a freshly started
   stack's first 5 s costing far more than its later ones. Without a warm-up: labels 1.68, then 0.91,
