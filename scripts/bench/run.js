@@ -38,6 +38,7 @@ const RATE = Number(env.BENCH_RATE || 100);
 const RULE_RATE = Number(env.BENCH_RULE_RATE || 200);
 /** Rule messages sent unmeasured, at a quarter of RULE_RATE, before the rule effect is measured (0: none). */
 const RULE_WARMUP = Math.max(0, Math.floor(setting('BENCH_RULE_WARMUP', 400)));
+const RULE_WARMUP_RATE = Math.max(1, RULE_RATE / 4);
 const AUDIT_ENTRIES = Number(env.BENCH_AUDIT_ENTRIES || 20_000);
 const PLATFORM = env.PLATFORM_API_TOKEN || 'parley-dev-platform-token-change-me';
 /** The large data set's database; the small one's is the same name with `_small`. */
@@ -404,7 +405,7 @@ async function ruleLatency(ctx, d) {
   // stack pays V8's first compiles in its first few hundred calls (see WARMUP_REQUESTS).
   let warmup = null;
   if (RULE_WARMUP > 0) {
-    const w = await ruleRound(ctx, d, RULE_WARMUP, Math.max(1, RULE_RATE / 4));
+    const w = await ruleRound(ctx, d, RULE_WARMUP, RULE_WARMUP_RATE);
     if (w.error) return w;
     warmup = { messages: RULE_WARMUP, offeredRate: w.offeredRate, cpuMsPerRequest: w.cpuMsPerRequest };
   }
@@ -726,7 +727,7 @@ async function main(argv) {
         log(`[bench] large: scenarios, ${SECONDS} s each at ${CONNECTIONS} connections, then at ${RATE} req/s offered`);
         result.scenarios.push(...(await runScenarios(ctx, d, 'large', ['sat', 'rate'])));
         if (!only || only.test('rule')) {
-          log(`[bench] large: automation rule effect at ${RULE_RATE} messages/s${RULE_WARMUP ? ` (after ${RULE_WARMUP} unmeasured at ${Math.max(1, RULE_RATE / 4)}/s)` : ''}`);
+          log(`[bench] large: automation rule effect at ${RULE_RATE} messages/s${RULE_WARMUP ? ` (after ${RULE_WARMUP} unmeasured at ${RULE_WARMUP_RATE}/s)` : ''}`);
           result.rule = await safe('rule latency', () => ruleLatency(ctx, d));
           if (!result.rule.error) {
             log(`  offered ${result.rule.offeredRate}/s: p50 ${result.rule.latency.p50} ms, p95 ${result.rule.latency.p95} ms, p99 ${result.rule.latency.p99} ms (${result.rule.missing} never seen, ${result.rule.failures} failed)`);

@@ -124,7 +124,7 @@ export function rateLimit(opts: LimitOptions): LimitHandler {
   // Bounded: a key's lease lives until its window ends, and the least recently used go first.
   const leases = new LRUCache<string, Lease>({ max: 10_000 });
 
-  /** Takes a lease for the key: `size` points, or the room that was left (then exact); exact for a while if Redis fails. */
+  /** Takes a lease for the key: the points it asks for, or the room that was left (then exact); if Redis fails, the in-process limiter for a while. */
   const takeLease = async (key: string, lease: Lease): Promise<void> => {
     // The window's end is counted from before the call: its points are never spent after Redis started the next one.
     const t0 = Date.now();
