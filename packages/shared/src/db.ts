@@ -179,6 +179,8 @@ async function prepareKnown(client: PoolClient): Promise<void> {
 interface AtCommit {
   sql: Array<string | SqlPrepared>;
   gathered: Map<string, { state: unknown; flush: (tx: PoolClient, state: never) => Promise<void> }>;
+  /** Run once each after the COMMIT succeeded (`afterCommit`). */
+  after: Set<() => void>;
 }
 const beforeCommit = new WeakMap<PoolClient, AtCommit>();
 
@@ -197,12 +199,12 @@ export async function begin(client: PoolClient, first?: string | SqlPrepared): P
   // Before the transaction (PREPARE is not transactional, and its failure must not abort one).
   await prepareKnown(client);
   if (first === undefined) {
-    beforeCommit.set(client, { sql: [], gathered: new Map() });
+    beforeCommit.set(client, { sql: [], gathered: new Map(), after: new Set() });
     await client.query('BEGIN');
     return;
   }
   if (typeof first !== 'string') await ensurePrepared(client, first);
-  beforeCommit.set(client, { sql: [], gathered: new Map() });
+  beforeCommit.set(client, { sql: [], gathered: new Map(), after: new Set() });
   // Several statements in one simple query answer one result each: BEGIN's, then `first`'s.
   const results = (await client.query(`BEGIN;\n${typeof first === 'string' ? first : first.execute}`)) as unknown as QueryResult[];
   return results[results.length - 1] as QueryResult;
@@ -242,7 +244,20 @@ export function gatherForCommit<T>(tx: Executor, key: string, create: () => T, f
   return entry.state as T;
 }
 
-/** Commits a transaction opened with `begin`, running what `atCommit` queued first. */
+/**
+ * Calls `fn` once the transaction of `tx` has committed (never if it rolls back; once however
+ * often the same `fn` is given). Returns false when `tx` is not in a transaction of
+ * `withTransaction` or the consumer kit (the caller cannot know when it commits). For work that
+ * must only follow a commit and cannot fail: waking a local worker, say.
+ */
+export function afterCommit(tx: Executor, fn: () => void): boolean {
+  const at = beforeCommit.get(tx as PoolClient);
+  if (!at) return false;
+  at.after.add(fn);
+  return true;
+}
+
+/** Commits a transaction opened with `begin`, running what `atCommit` queued first and what `afterCommit` asked for after. */
 export async function commit(client: PoolClient): Promise<void> {
   const at = beforeCommit.get(client);
   for (const { state, flush } of at?.gathered.values() ?? []) await flush(client, state as never);
@@ -251,6 +266,7 @@ export async function commit(client: PoolClient): Promise<void> {
   // A statement this connection has not prepared yet is prepared first (once per connection).
   for (const q of queued) if (typeof q !== 'string') await ensurePrepared(client, q);
   await client.query(queued.length === 0 ? 'COMMIT' : `${queued.map((q) => (typeof q === 'string' ? q : q.execute)).join(';\n')};\nCOMMIT`);
+  for (const fn of at?.after ?? []) fn();
 }
 
 /** Ends a transaction opened with `begin` without committing (nothing queued runs). */

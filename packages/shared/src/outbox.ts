@@ -1,6 +1,6 @@
 import { Client, escapeLiteral, type Pool } from 'pg';
 import type { Logger } from './logger';
-import { atCommit, begin, commit, prepared, rollback, type Executor } from './db';
+import { afterCommit, atCommit, begin, commit, prepared, rollback, type Executor } from './db';
 import type { AmqpConnection } from './amqp';
 import type { RequestContext } from './context';
 import type { ServiceMetrics } from './metrics';
@@ -55,8 +55,23 @@ export async function writeEvent(tx: Executor, ctx: RequestContext, ev: NewEvent
   const envelope = buildEnvelope(ctx, ev);
   const payload = JSON.stringify(envelope);
   const sql = `INSERT INTO outbox (event_id, routing_key, payload) VALUES (${escapeLiteral(envelope.id)}, ${escapeLiteral(envelope.type)}, ${escapeLiteral(payload)})`;
-  if (!atCommit(tx, sql)) await tx.query(insertOutbox([envelope.id, envelope.type, payload]));
+  if (atCommit(tx, sql)) {
+    afterCommit(tx, kickLocalRelays);
+  } else {
+    await tx.query(insertOutbox([envelope.id, envelope.type, payload]));
+    // A transaction this process cannot see end (or none: the insert committed already): the
+    // relays listening for the schema are told at its commit, as by anything else that writes here.
+    await tx.query(`SELECT pg_notify('outbox_' || current_schema(), '')`);
+  }
   return envelope;
+}
+
+/** The relays running in this process (one a service; a test may run several). */
+const localRelays = new Set<OutboxRelay>();
+
+/** Wakes this process's relays: a transaction that wrote events has committed. */
+function kickLocalRelays(): void {
+  for (const relay of localRelays) relay.kick();
 }
 
 export async function writeEvents(tx: Executor, ctx: RequestContext, events: NewEvent[]): Promise<EventEnvelope[]> {
@@ -86,9 +101,15 @@ export interface RelayOptions {
 
 /**
  * Publishes outbox rows in id order with publisher confirms and marks them sent. Rows are
- * claimed with FOR UPDATE SKIP LOCKED so N replicas share the work; LISTEN/NOTIFY wakes it
- * at commit, and a slow poll covers missed notifications. A row is marked only after the
- * broker confirmed it, so a crash can publish twice (consumers dedupe) but never lose one.
+ * claimed with FOR UPDATE SKIP LOCKED so N replicas share the work. A commit that wrote events
+ * wakes the relay of its own process (`afterCommit`), with no round trip; a NOTIFY on
+ * `outbox_<schema>` wakes every replica's (what `writeEvent` sends for a transaction it cannot
+ * see end, and what a tool that inserts rows itself sends); a slow poll covers what neither
+ * woke (a replica that died between its commit and its publish). There is no NOTIFY trigger:
+ * Postgres signals every backend LISTENing in the database at each NOTIFY, whatever its channel,
+ * so one would wake all services' listeners at every write (kernel migration 003). A row is
+ * marked only after the broker confirmed it, so a crash can publish twice (consumers dedupe)
+ * but never lose one.
  */
 export class OutboxRelay {
   private listener: Client | null = null;
@@ -112,6 +133,7 @@ export class OutboxRelay {
   start(): void {
     if (this.running) return;
     this.running = true;
+    localRelays.add(this);
     void this.listen();
     this.loop = this.run();
   }
@@ -241,6 +263,7 @@ export class OutboxRelay {
 
   async stop(): Promise<void> {
     this.running = false;
+    localRelays.delete(this);
     this.kick();
     this.stopWait?.();
     await this.loop?.catch(() => undefined);

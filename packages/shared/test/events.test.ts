@@ -160,6 +160,39 @@ describe('outbox relay and consumer runner against real Postgres and RabbitMQ', 
     }
   });
 
+  it('when a transaction that wrote events commits, then no NOTIFY goes out (every LISTENing backend of the database would wake), and a write outside such a transaction still wakes every relay', async () => {
+    const amqp = new AmqpConnection(infra().amqpUrl, log, env.namespace);
+    await amqp.connect();
+    const relay = new OutboxRelay({ pool, listenUrl: roleUrl, schema: SERVICE, amqp, log, pollMs: 60_000 });
+    const listener = new Client({ connectionString: roleUrl });
+    const heard: string[] = [];
+    const sink = await tap('test.ping');
+    try {
+      await listener.connect();
+      listener.on('notification', (n) => heard.push(n.channel));
+      await listener.query(`LISTEN outbox_${SERVICE}`);
+      relay.start();
+      const ctx = systemContext(SERVICE, 1, 'req-no-notify');
+      const inTx = await withTransaction(pool, (tx) => writeEvent(tx, ctx, { type: 'test.ping', accountId: 1, data: { id: 'in-transaction' } }));
+      // Published by its own process's relay, woken by the commit (pollMs is a minute).
+      await waitFor(() => sink.received.some((e) => e.id === inTx.id), { what: 'published after the commit', timeoutMs: 20_000 });
+      // A NOTIFY is delivered at commit, before the relay could publish: none came.
+      await listener.query('SELECT 1');
+      expect(heard).toEqual([]);
+
+      // Straight on the pool (its own transaction, which the kernel cannot see end): told by NOTIFY.
+      const bare = await writeEvent(pool, ctx, { type: 'test.ping', accountId: 1, data: { id: 'autocommit' } });
+      await waitFor(() => heard.length > 0, { what: 'the NOTIFY of a write outside a kernel transaction' });
+      expect(heard).toEqual([`outbox_${SERVICE}`]);
+      await waitFor(() => sink.received.some((e) => e.id === bare.id), { what: 'published after the NOTIFY', timeoutMs: 20_000 });
+    } finally {
+      await listener.end().catch(() => undefined);
+      await sink.close();
+      await relay.stop();
+      await amqp.close();
+    }
+  });
+
   it('when more events are waiting than a batch holds, then each is published once, in the order written, as stored, and marked', async () => {
     const amqp = new AmqpConnection(infra().amqpUrl, log, env.namespace);
     await amqp.connect();

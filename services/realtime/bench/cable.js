@@ -353,7 +353,8 @@ async function inject([file, rate, total, base]) {
       data: { ...template.data, id, content: `bench ${i}`, created_at: Math.floor(at.getTime() / 1000), updated_at: at.toISOString() },
     };
     pending.push(
-      db.query('INSERT INTO conversations.outbox (event_id, routing_key, payload) VALUES ($1, $2, $3)', [envelope.id, envelope.type, JSON.stringify(envelope)]).then(
+      // A row written outside the service wakes its relay with a NOTIFY (packages/shared/src/outbox.ts).
+      db.query(`WITH w AS (INSERT INTO conversations.outbox (event_id, routing_key, payload) VALUES ($1, $2, $3) RETURNING 1) SELECT pg_notify('outbox_conversations', '') FROM w`, [envelope.id, envelope.type, JSON.stringify(envelope)]).then(
         () => sent.push(id),
         (err) => failed.push(String(err.message).slice(0, 160)),
       ),
