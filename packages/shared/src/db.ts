@@ -265,7 +265,10 @@ export async function commit(client: PoolClient): Promise<void> {
   const queued = at?.sql ?? [];
   // A statement this connection has not prepared yet is prepared first (once per connection).
   for (const q of queued) if (typeof q !== 'string') await ensurePrepared(client, q);
-  await client.query(queued.length === 0 ? 'COMMIT' : `${queued.map((q) => (typeof q === 'string' ? q : q.execute)).join(';\n')};\nCOMMIT`);
+  const result = (await client.query(queued.length === 0 ? 'COMMIT' : `${queued.map((q) => (typeof q === 'string' ? q : q.execute)).join(';\n')};\nCOMMIT`)) as QueryResult | QueryResult[];
+  // COMMIT of a transaction that failed earlier answers ROLLBACK, not an error: nothing committed.
+  const last = Array.isArray(result) ? result[result.length - 1] : result;
+  if (last?.command !== 'COMMIT') return;
   for (const fn of at?.after ?? []) fn();
 }
 

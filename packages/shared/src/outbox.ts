@@ -7,7 +7,9 @@ import type { ServiceMetrics } from './metrics';
 import { withTraceparent } from './tracing';
 import { buildEnvelope, SENDER_TYPE_HEADER, TYPE_HEADER, type EventEnvelope, type NewEvent } from './events/envelope';
 
-const insertOutbox = prepared('INSERT INTO outbox (event_id, routing_key, payload) VALUES ($1, $2, $3)');
+const insertOutboxNotify = prepared(
+  `WITH w AS (INSERT INTO outbox (event_id, routing_key, payload) VALUES ($1, $2, $3) RETURNING 1) SELECT pg_notify('outbox_' || current_schema(), '') FROM w`,
+);
 /** The event types published with their sender's type (SENDER_TYPE_HEADER). */
 const WITH_SENDER = ['message.created', 'message.updated'];
 
@@ -58,10 +60,9 @@ export async function writeEvent(tx: Executor, ctx: RequestContext, ev: NewEvent
   if (atCommit(tx, sql)) {
     afterCommit(tx, kickLocalRelays);
   } else {
-    await tx.query(insertOutbox([envelope.id, envelope.type, payload]));
-    // A transaction this process cannot see end (or none: the insert committed already): the
-    // relays listening for the schema are told at its commit, as by anything else that writes here.
-    await tx.query(`SELECT pg_notify('outbox_' || current_schema(), '')`);
+    // A transaction this process cannot see end (or none: the insert commits at once): the relays
+    // listening for the schema are told at its commit, as by anything else that writes here.
+    await tx.query(insertOutboxNotify([envelope.id, envelope.type, payload]));
   }
   return envelope;
 }

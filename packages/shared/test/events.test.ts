@@ -150,7 +150,7 @@ describe('outbox relay and consumer runner against real Postgres and RabbitMQ', 
         }),
       ).rejects.toThrow('change failed');
       const ok = await withTransaction(pool, (tx) => writeEvent(tx, ctx, { type: 'test.ping', accountId: 1, data: { id: 'committed' } }));
-      // pollMs is a minute, so only LISTEN/NOTIFY can make this fast enough.
+      // pollMs is a minute, so only the commit's wake-up can make this fast enough.
       await waitFor(() => sink.received.some((e) => e.id === ok.id), { what: 'notified publish', timeoutMs: 20_000 });
       expect(sink.received.some((e) => (e as unknown as { data: { id: string } }).data.id === 'rolled-back')).toBe(false);
     } finally {
@@ -173,18 +173,21 @@ describe('outbox relay and consumer runner against real Postgres and RabbitMQ', 
       await listener.query(`LISTEN outbox_${SERVICE}`);
       relay.start();
       const ctx = systemContext(SERVICE, 1, 'req-no-notify');
-      const inTx = await withTransaction(pool, (tx) => writeEvent(tx, ctx, { type: 'test.ping', accountId: 1, data: { id: 'in-transaction' } }));
-      // Published by its own process's relay, woken by the commit (pollMs is a minute).
-      await waitFor(() => sink.received.some((e) => e.id === inTx.id), { what: 'published after the commit', timeoutMs: 20_000 });
-      // A NOTIFY is delivered at commit, before the relay could publish: none came.
-      await listener.query('SELECT 1');
-      expect(heard).toEqual([]);
-
       // Straight on the pool (its own transaction, which the kernel cannot see end): told by NOTIFY.
+      // First, so the relay has LISTENed and made its first look before the write below.
       const bare = await writeEvent(pool, ctx, { type: 'test.ping', accountId: 1, data: { id: 'autocommit' } });
       await waitFor(() => heard.length > 0, { what: 'the NOTIFY of a write outside a kernel transaction' });
       expect(heard).toEqual([`outbox_${SERVICE}`]);
       await waitFor(() => sink.received.some((e) => e.id === bare.id), { what: 'published after the NOTIFY', timeoutMs: 20_000 });
+      await waitFor(async () => (await pool.query('SELECT published_at FROM outbox WHERE event_id = $1', [bare.id])).rows[0].published_at !== null, { what: 'its publish mark' });
+      heard.length = 0;
+
+      const inTx = await withTransaction(pool, (tx) => writeEvent(tx, ctx, { type: 'test.ping', accountId: 1, data: { id: 'in-transaction' } }));
+      // Published by its own process's relay, woken by the commit (the poll is a minute away).
+      await waitFor(() => sink.received.some((e) => e.id === inTx.id), { what: 'published after the commit', timeoutMs: 20_000 });
+      // A NOTIFY is signalled before the COMMIT returns, so it reaches the listener before this answer: none came.
+      await listener.query('SELECT 1');
+      expect(heard).toEqual([]);
     } finally {
       await listener.end().catch(() => undefined);
       await sink.close();
