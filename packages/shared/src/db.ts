@@ -179,8 +179,8 @@ async function prepareKnown(client: PoolClient): Promise<void> {
 interface AtCommit {
   sql: Array<string | SqlPrepared>;
   gathered: Map<string, { state: unknown; flush: (tx: PoolClient, state: never) => Promise<void> }>;
-  /** Run once each after the COMMIT succeeded (`afterCommit`). */
-  after: Set<() => void>;
+  /** Run once each after the COMMIT succeeded (`afterCommit`; created by its first call). */
+  after?: Set<() => void>;
 }
 const beforeCommit = new WeakMap<PoolClient, AtCommit>();
 
@@ -199,12 +199,12 @@ export async function begin(client: PoolClient, first?: string | SqlPrepared): P
   // Before the transaction (PREPARE is not transactional, and its failure must not abort one).
   await prepareKnown(client);
   if (first === undefined) {
-    beforeCommit.set(client, { sql: [], gathered: new Map(), after: new Set() });
+    beforeCommit.set(client, { sql: [], gathered: new Map() });
     await client.query('BEGIN');
     return;
   }
   if (typeof first !== 'string') await ensurePrepared(client, first);
-  beforeCommit.set(client, { sql: [], gathered: new Map(), after: new Set() });
+  beforeCommit.set(client, { sql: [], gathered: new Map() });
   // Several statements in one simple query answer one result each: BEGIN's, then `first`'s.
   const results = (await client.query(`BEGIN;\n${typeof first === 'string' ? first : first.execute}`)) as unknown as QueryResult[];
   return results[results.length - 1] as QueryResult;
@@ -253,7 +253,7 @@ export function gatherForCommit<T>(tx: Executor, key: string, create: () => T, f
 export function afterCommit(tx: Executor, fn: () => void): boolean {
   const at = beforeCommit.get(tx as PoolClient);
   if (!at) return false;
-  at.after.add(fn);
+  (at.after ??= new Set()).add(fn);
   return true;
 }
 
@@ -268,8 +268,7 @@ export async function commit(client: PoolClient): Promise<void> {
   const result = (await client.query(queued.length === 0 ? 'COMMIT' : `${queued.map((q) => (typeof q === 'string' ? q : q.execute)).join(';\n')};\nCOMMIT`)) as QueryResult | QueryResult[];
   // COMMIT of a transaction that failed earlier answers ROLLBACK, not an error: nothing committed.
   const last = Array.isArray(result) ? result[result.length - 1] : result;
-  if (last?.command !== 'COMMIT') return;
-  for (const fn of at?.after ?? []) fn();
+  if (last?.command === 'COMMIT') for (const fn of at?.after ?? []) fn();
 }
 
 /** Ends a transaction opened with `begin` without committing (nothing queued runs). */
