@@ -316,7 +316,8 @@ async function runScenarios(ctx, d, label, modes, { warm = false } = {}) {
         requests,
         afterLoad: kind === 'write' ? () => ctx.drain() : undefined,
       });
-      const row = { key, title, kind, mode, dataset: label, ...r, cpuMsPerRequest: stackCpu(r.cpuMsPerRequest), ...(warmup && !warmup.error ? { warmup } : {}) };
+      const { cpuMsNet: _net, ...measured } = r;
+      const row = { key, title, kind, mode, dataset: label, ...measured, cpuMsPerRequest: stackCpu(r.cpuMsPerRequest), ...(warmup && !warmup.error ? { warmup } : {}) };
       if (!r.error && r.ok === 0) row.error = `no 2xx answer (${JSON.stringify(r.statusCodes)})`;
       out.push(row);
       log(
