@@ -733,6 +733,7 @@ async function main(argv) {
           if (!result.rule.error) {
             log(`  offered ${result.rule.offeredRate}/s: p50 ${result.rule.latency.p50} ms, p95 ${result.rule.latency.p95} ms, p99 ${result.rule.latency.p99} ms (${result.rule.missing} never seen, ${result.rule.failures} failed)`);
             if (result.rule.warmup) log(`  warm-up: ${result.rule.warmup.messages} at ${result.rule.warmup.offeredRate}/s, cold cpu ${result.rule.warmup.cpuMsPerRequest?.stack} ms/message`);
+            log(`  measured: cpu ${result.rule.cpuMsPerRequest?.stack} ms/message`);
             logByProcess(result.rule.cpuMsPerRequest);
           }
         }

@@ -1,7 +1,9 @@
+import { randomUUID } from 'node:crypto';
 import type { RunningService } from '@parley/shared';
 import { accountFixture, agentSnapshot, createTestEnv, randomAccountId, waitFor, type TestEnv } from '@parley/testkit';
 import type { AutomationConfig } from '../src';
 import { Maintenance } from '../src/maintenance';
+import { insertRuns, type NewRun } from '../src/rules/repository';
 import { apiFor, refundRule, startAutomation } from './helpers';
 import { createBus, envelope, userActor, type TestBus } from './bus';
 import { conversation, message } from './fixtures';
@@ -47,6 +49,30 @@ describe('automation housekeeping', () => {
     expect(runs.map((r: any) => r.matched)).toEqual([true]);
     const left = (await pool.query('SELECT status FROM webhook_deliveries WHERE account_id = $1 ORDER BY status', [accountId])).rows.map((r) => r.status);
     expect(left).toEqual(['dead', 'pending']);
+  });
+
+  it('when a rule is deleted, then its runs go with it, and runs of a rule that no longer exists are not recorded', async () => {
+    const accountId = randomAccountId();
+    const api = apiFor(svc, accountId);
+    const gone = (await api('POST', '/automation_rules', refundRule)).body.payload[0];
+    const kept = (await api('POST', '/automation_rules', refundRule)).body.payload[0];
+    const run = (ruleId: number): NewRun => ({
+      accountId, eventId: randomUUID(), eventType: 'message.created', eventName: 'message_created', conversationId: 5, messageId: 7,
+      ruleId, matched: false, reason: null, conditionResults: [false], actions: [], errors: [],
+    });
+    await insertRuns(svc.deps.pool, [run(gone.id), run(gone.id), run(kept.id)]);
+    const runsOf = (ruleId: number) => count('SELECT count(*) AS n FROM rule_runs WHERE rule_id = $1', [ruleId]);
+    expect(await runsOf(gone.id)).toBe(2);
+
+    expect((await api('DELETE', `/automation_rules/${gone.id}`)).status).toBe(200);
+    expect(await runsOf(gone.id)).toBe(0);
+    expect(await runsOf(kept.id)).toBe(1);
+    expect((await api('GET', `/automation_rules/${gone.id}/runs`)).status).toBe(404);
+
+    // A batch evaluated before the delete and written after it: its runs of the deleted rule are dropped, the others kept.
+    await insertRuns(svc.deps.pool, [run(gone.id), run(kept.id)]);
+    expect(await runsOf(gone.id)).toBe(0);
+    expect(await runsOf(kept.id)).toBe(2);
   });
 
   it('when an account is deleted, then its rules, webhooks and projections go', async () => {

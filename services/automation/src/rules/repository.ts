@@ -58,8 +58,10 @@ export async function updateRule(db: Executor, accountId: number, id: number, f:
   return rows[0] ?? null;
 }
 
+/** Deletes the rule and its runs (no foreign key cascades to them: migration 006); run it in a transaction. */
 export async function deleteRule(db: Executor, accountId: number, id: number): Promise<RuleRow | null> {
   const { rows } = await db.query<RuleRow>(`DELETE FROM automation_rules WHERE account_id = $1 AND id = $2 RETURNING ${COLUMNS}`, [accountId, id]);
+  if (rows[0]) await db.query('DELETE FROM rule_runs WHERE account_id = $1 AND rule_id = $2', [accountId, id]);
   return rows[0] ?? null;
 }
 
