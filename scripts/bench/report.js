@@ -724,6 +724,14 @@ the scenario).
     2.9-4.1 CPU ms per event before (a string per frame, an array per arrival, all arrivals filtered again
     every 500 ms while waiting), 1.3-2.8 after (the id's digits and the arrival time in typed arrays, each
     message's \`updated_at\` parsed once); at the same writes a frame (0.023-0.029) 2.9 -> 1.3-1.4.
+  - 2026-11-29, 07:35-07:40 UTC, the faster host of the full run above (bare node:http 0.011 CPU ms), a
+    \`pnpm start\` stack, 1,000 subscribers, 200/s, every frame once and in order on every socket in every
+    run: the delivery alone (\`log\`) p50 22 ms, **p99 51 ms**, realtime 3.5 CPU ms per event; through the
+    outbox, five runs: p99 473 (the first, cold), 181, 249, 307 and 189 ms (p50 81-160 ms), the path costing
+    about 9 CPU ms per event with the client's 2.0-2.4 (realtime 3.5-3.7, Postgres 0.8-1.0, RabbitMQ 0.7-0.9,
+    reports 0.9, automation 0.45, the relay 0.35): 1.8 of the two cores at 200/s. \`REALTIME_FLUSH_MS\` 40
+    against 20, alternately, did not separate (p99 383 and 217 against 307 and 189 ms); two replicas of 500
+    subscribers each were slower (p99 426-545 ms), the same work spread on cores that were already busy.
   - These latencies are the machine's queueing, not the channel's: re-run with a free core for realtime and
     the load generator elsewhere (\`CABLE_URL\`, \`BENCH_DATABASE_URL\`, \`BENCH_CABLE_ONLY=idle,outbox,api\`).
 - Query plans of the conversation list and \`q\` search on 100k conversations are in the conversations
