@@ -49,7 +49,7 @@ async function bareHttp({ seconds, connections, rate }) {
     if (r.error) return r;
     const { cpuMsNet, ...rest } = r;
     // In microseconds too: on a fast host the server costs about 0.01 ms a request, where rounding to 0.01 hides a factor of two.
-    const cpuUsPerRequest = rest.requests > 0 ? Math.round(((cpuMsNet.ceiling ?? 0) / rest.requests) * 10_000) / 10 : null;
+    const cpuUsPerRequest = rest.requests > 0 && typeof cpuMsNet?.ceiling === 'number' ? Math.round((cpuMsNet.ceiling / rest.requests) * 10_000) / 10 : null;
     return { ...rest, cpuMsPerRequest: only(rest.cpuMsPerRequest, ['ceiling']), cpuUsPerRequest, cpuMsPerRequestClient: rest.cpuMsPerRequest.bench };
   } finally {
     child.kill('SIGTERM');

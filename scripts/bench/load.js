@@ -160,6 +160,7 @@ async function paced(base, o) {
     cpuSeconds: Math.round(u.seconds * 10) / 10,
     statusCodes,
     paced: true,
+    cpuMsNet: u.net,
   };
 }
 

@@ -3,7 +3,7 @@ import type { RunningService } from '@parley/shared';
 import { accountFixture, agentSnapshot, createTestEnv, randomAccountId, waitFor, type TestEnv } from '@parley/testkit';
 import type { AutomationConfig } from '../src';
 import { Maintenance } from '../src/maintenance';
-import { insertRuns, type NewRun } from '../src/rules/repository';
+import { insertRuns, pruneRuns, type NewRun } from '../src/rules/repository';
 import { apiFor, refundRule, startAutomation } from './helpers';
 import { createBus, envelope, userActor, type TestBus } from './bus';
 import { conversation, message } from './fixtures';
@@ -49,6 +49,29 @@ describe('automation housekeeping', () => {
     expect(runs.map((r: any) => r.matched)).toEqual([true]);
     const left = (await pool.query('SELECT status FROM webhook_deliveries WHERE account_id = $1 ORDER BY status', [accountId])).rows.map((r) => r.status);
     expect(left).toEqual(['dead', 'pending']);
+  });
+
+  it('when the old runs span several prune batches, then the batches walk the oldest ids until none is past the retention', async () => {
+    const accountId = randomAccountId();
+    const rule = (await apiFor(svc, accountId)('POST', '/automation_rules', refundRule)).body.payload[0];
+    const pool = svc.deps.pool;
+    // Written in time order, as the engine writes them: seven past the retention, then three recent.
+    for (const age of ['40 days', '35 days', '30 days', '29 days', '20 days', '16 days', '15 days', '1 day', '1 hour', '0 seconds']) {
+      await pool.query(
+        `INSERT INTO rule_runs (account_id, rule_id, event_id, event_type, event_name, matched, created_at)
+         VALUES ($1, $2, gen_random_uuid(), 'message.created', 'message_created', false, now() - $3::interval)`,
+        [accountId, rule.id, age],
+      );
+    }
+    const deleted: number[] = [];
+    for (let n = 1; n > 0; ) deleted.push((n = await pruneRuns(pool, 14, 3)));
+    // Only other tests' runs could come first by id, and those are recent: the walk stops at them or at ours.
+    expect(deleted.reduce((a, b) => a + b, 0)).toBeGreaterThanOrEqual(7);
+    const left = await pool.query<{ age_days: number }>(
+      `SELECT extract(day FROM now() - created_at)::int AS age_days FROM rule_runs WHERE rule_id = $1 ORDER BY id`,
+      [rule.id],
+    );
+    expect(left.rows.map((r) => r.age_days)).toEqual([1, 0, 0]);
   });
 
   it('when a rule is deleted, then its runs go with it, and runs of a rule that no longer exists are not recorded', async () => {

@@ -156,10 +156,15 @@ export async function listRuns(db: Executor, accountId: number, ruleId: number, 
   return { rows: page.rows, count: Number(total.rows[0]?.count ?? 0) };
 }
 
-/** Drops runs older than the retention (a maintenance job, in batches). */
+/**
+ * Drops runs older than the retention (a maintenance job, in batches): of the oldest `batch` rows
+ * by id (ids follow the time rows are written; no index on created_at, migration 006), those past
+ * it. The caller repeats until a batch deletes none: then the oldest rows are all recent.
+ */
 export async function pruneRuns(db: Executor, olderThanDays: number, batch = 5000): Promise<number> {
   const { rowCount } = await db.query(
-    `DELETE FROM rule_runs WHERE id IN (SELECT id FROM rule_runs WHERE created_at < now() - $1 * interval '1 day' LIMIT $2)`,
+    `DELETE FROM rule_runs WHERE id IN (
+       SELECT id FROM (SELECT id, created_at FROM rule_runs ORDER BY id LIMIT $2) oldest WHERE created_at < now() - $1 * interval '1 day')`,
     [olderThanDays, batch],
   );
   return rowCount ?? 0;
