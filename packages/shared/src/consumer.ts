@@ -53,6 +53,11 @@ export interface ConsumerOptions {
    * left by an earlier version, is removed).
    */
   headerBindings?: HeaderBinding[];
+  /**
+   * Routing keys an earlier version bound and this one no longer handles: unbound at start, so
+   * the broker stops routing them here (a stale binding would cost a delivery each, acked unread).
+   */
+  retiredBindings?: string[];
   pool: Pool;
   amqp: AmqpConnection;
   log: Logger;
@@ -246,6 +251,8 @@ export class EventConsumer {
       arguments: { 'x-dead-letter-exchange': amqp.deadLetterExchange, 'x-dead-letter-routing-key': this.queue, ...expires },
     });
     for (const key of this.opts.bindings) await ch.bindQueue(this.queue, amqp.exchange, key);
+    // After the bindings (the queue is never left without those); unbinding one that is not there is a no-op.
+    for (const key of this.opts.retiredBindings ?? []) if (!this.opts.bindings.includes(key)) await ch.unbindQueue(this.queue, amqp.exchange, key);
     const filtered = this.opts.headerBindings ?? [];
     if (filtered.length > 0) {
       // The queue's own headers exchange, fed the filtered types by the topic exchange: an event

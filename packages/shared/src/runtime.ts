@@ -34,6 +34,8 @@ export type ConsumerSpec = {
   bindings: string[];
   /** Types bound only for events whose headers match (EventConsumer's `headerBindings`). */
   headerBindings?: HeaderBinding[];
+  /** Routing keys an earlier version bound and this one no longer handles (EventConsumer's `retiredBindings`). */
+  retiredBindings?: string[];
   /** Events that need no handling at all are acked without a transaction (EventConsumer's `wants`). */
   wants?: (event: EventEnvelope) => boolean;
 } & ({ handle: EventHandler; batch?: never } | { batch: BatchOptions; handle?: never });
@@ -190,6 +192,7 @@ export async function bootService<C extends BaseConfig>(def: ServiceDefinition<C
         queue: `${def.name}.${spec.name}`,
         bindings: spec.bindings,
         headerBindings: spec.headerBindings,
+        retiredBindings: spec.retiredBindings,
         pool,
         amqp,
         log,

@@ -463,6 +463,46 @@ describe('outbox relay and consumer runner against real Postgres and RabbitMQ', 
     }
   });
 
+  it('when a consumer retires a binding an earlier version made, then the broker stops delivering that type and the other bindings stay', async () => {
+    const amqp = new AmqpConnection(infra().amqpUrl, log, env.namespace, 60_000);
+    await amqp.connect();
+    const seen: string[] = [];
+    const delivered: string[] = [];
+    const spec = defineConsumer('retiring', (on) => {
+      on('test.ping', async (_tx, _data, event) => void seen.push(event.id));
+    });
+    const consumer = new EventConsumer({
+      queue: `${SERVICE}.retiring`,
+      bindings: spec.bindings,
+      retiredBindings: ['message.created', 'test.ping'],
+      pool,
+      amqp,
+      log,
+      handle: spec.handle,
+      // Every event the queue is given passes here.
+      wants: (event) => (delivered.push(event.type), spec.wants?.(event) ?? true),
+    });
+    // The queue as the earlier version left it: bound to message.created too.
+    const exchange = `${env.namespace}domain.events`;
+    await ch.assertExchange(exchange, 'topic', { durable: true });
+    await ch.assertQueue(consumer.queue, { durable: true, arguments: { 'x-dead-letter-exchange': amqp.deadLetterExchange, 'x-dead-letter-routing-key': consumer.queue, 'x-expires': 60_000 } });
+    await ch.bindQueue(consumer.queue, exchange, 'message.created');
+    const ctx = systemContext(SERVICE, 1, 'req-retired');
+    try {
+      await consumer.start();
+      const retired = buildEnvelope(ctx, { type: 'message.created', accountId: 1, data: messageFixture(conversationFixture(1, 9002), { content: 'no longer wanted' }) });
+      const ping = buildEnvelope(ctx, { type: 'test.ping', accountId: 1, data: { id: 'still bound' } });
+      for (const ev of [retired, ping]) ch.publish(exchange, ev.type, Buffer.from(JSON.stringify(ev)), { persistent: true });
+      // A retired key that is also bound (a mistake) stays bound: the ping arrives.
+      await waitFor(() => seen.includes(ping.id), { what: 'the ping handled' });
+      await waitFor(async () => (await ch.checkQueue(consumer.queue)).messageCount === 0, { what: 'queue drained' });
+      expect(delivered).toEqual(['test.ping']);
+    } finally {
+      await consumer.stop();
+      await amqp.close();
+    }
+  });
+
   describe('consumer in batch mode with wants (inBatches over defineConsumer)', () => {
     let amqp: AmqpConnection;
     let consumer: EventConsumer;

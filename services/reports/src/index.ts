@@ -4,3 +4,4 @@ export { createApp } from './app';
 export { routes } from './routes';
 export { operations } from './openapi';
 export { replayReports } from './replay';
+export { RETIRED_BINDINGS } from './events/consumer';

@@ -98,6 +98,7 @@ export class History {
     const before = this.conv(id).team_id;
     const snap = this.change(id, at, { team_id: teamId });
     this.emit('team.changed', at, snap, { changes: { team_id: [before, teamId] } });
+    this.emit('conversation.updated', at, snap, { changes: { team_id: [before, teamId] } });
     return this;
   }
 
@@ -105,6 +106,7 @@ export class History {
     const before = this.conv(id).labels;
     const snap = this.change(id, at, { labels });
     this.emit('conversation.labels_changed', at, snap, { changes: { labels: [before, labels] } });
+    this.emit('conversation.updated', at, snap, { changes: { labels: [before, labels] } });
     return this;
   }
 

@@ -59,8 +59,16 @@ async function inboxHours(projections: ProjectionKit, tx: PoolClient, accountId:
   return businessHoursOf(copies.inbox.get(inboxId) ?? null);
 }
 
-/** The conversation events that only bring a newer snapshot (no fact). */
-const SNAPSHOT_EVENTS = ['conversation.created', 'conversation.updated', 'conversation.labels_changed', 'assignee.changed', 'team.changed'] as const;
+/**
+ * The conversation events that only bring a newer snapshot (no fact). Not the labels, assignee
+ * and team events: the conversations service writes each of them only beside a
+ * `conversation.updated` or `conversation.created` of the same snapshot, in the same transaction
+ * (conversations/changes.ts, the create), so consuming them read the same snapshot twice.
+ */
+const SNAPSHOT_EVENTS = ['conversation.created', 'conversation.updated'] as const;
+
+/** What this queue was bound to before (EventConsumer unbinds them at start). */
+export const RETIRED_BINDINGS = ['conversation.labels_changed', 'assignee.changed', 'team.changed'];
 
 /** The events whose handler begins by locking their conversation (`applyToConversation`) and writes nothing else. */
 const CONVERSATION_EVENTS = new Set<string>([...SNAPSHOT_EVENTS, 'conversation.status_changed', 'message.created']);
