@@ -108,8 +108,8 @@ const MISSED = {
   service, and the label change's own events and activity message with theirs: five events, each on four
   to six queues${cores}; on two cores shared with the load generator the queue grows for the whole run and
   p99 is the queue's length. Cut on 2026-11-29 ("Other benchmarks"): from 56 (cold) and 41 (warm) to
-  about 30 CPU ms a rule message on one host, and the rule runs' writes lighter (migration 006 of
-  automation). What would meet it: the per-message cost above, and one
+  about 30 CPU ms a rule message on one host; then the rule runs' writes made lighter (migration 006 of
+  automation) and each label change consumed once by reports, not twice. What would meet it: the per-message cost above, and one
   command call per batch for several conversations.`;
   },
   rss: `A service holds 20-30 MB live; the rest is V8's heap slack and the node binary's pages (~45 MB of file
@@ -524,7 +524,12 @@ the scenario).
   largest statement, 0.94 ms of Postgres a rule message. Migration 006 of automation dropped the runs'
   foreign key and their created_at btree (the prune walks the oldest ids): 8.8 -> 5.8 µs a row, 100 inserts of 306
   rows in a DO loop, twice each; the next rule run measured automation's Postgres 0.57 ms a rule
-  message against 0.69 (the rest of the stack moved more than that with the host). A perf profile of
+  message against 0.69 (the rest of the stack moved more than that with the host). Then the reports
+  queue stopped taking the labels, assignee and team events (each comes with a conversation.updated of
+  the same snapshot: a label change was two deliveries and two read-model updates there): the next full
+  run measured 10.05 CPU ms a rule message and p99 950 ms (reports 0.66 and its Postgres 0.81, RabbitMQ
+  1.09, against 0.84, 1.05 and 1.40 in the run before, 11.56 ms and p99 1.5 s in all); the other
+  processes also read 5-10% lower in that run, so part of it is the host. A perf profile of
   the public message create (\`perf record -a -g\`, all processes) is flat: no function above 2% of the
   stack; Postgres's share is index inserts (~12%), executor start-up, triggers and the WAL flush at
   each commit, the services' is V8's property loads, GC and JSON.
