@@ -54,8 +54,10 @@ export interface ConsumerOptions {
    */
   headerBindings?: HeaderBinding[];
   /**
-   * Routing keys an earlier version bound and this one no longer handles: unbound at start, so
-   * the broker stops routing them here (a stale binding would cost a delivery each, acked unread).
+   * Routing keys an earlier version bound and this one no longer handles: unbound at every
+   * channel setup, so the broker stops routing them here (a stale binding costs a delivery each,
+   * acked unread). Exact keys: a pattern in `bindings` that covers one still delivers it. During
+   * a rolling upgrade an old replica that reconnects binds them again until a new one reconnects.
    */
   retiredBindings?: string[];
   pool: Pool;

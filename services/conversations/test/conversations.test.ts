@@ -262,6 +262,28 @@ describe('conversations (service level)', () => {
       expectError(await h.call('POST', `${base()}/conversations/${conv.id}/labels`, { as: acc.admin, body: { labels: [42] } }), 422, undefined, 'labels.0');
     });
 
+    it('when labels, the assignee or the team change, or a conversation is made assigned, then each of their events has a conversation.updated (or .created) of the same snapshot beside it', async () => {
+      // Consumers rely on it: the reports queue binds only conversation.created and .updated for snapshots.
+      const teamId = 8_000 + Math.floor(Math.random() * 1000);
+      await h.bus.publish(envelope('team.created', acc.accountId, { id: teamId, name: 'Sales', description: null, allow_auto_assign: false, account_id: acc.accountId }));
+      await waitFor(async () => (await h.call('POST', `${base()}/conversations/${(await createConversation(h, acc, inbox.id)).id}/assignments`, { as: acc.admin, body: { team_id: teamId } })).status === 200, { what: 'the team known' });
+      const made = await createConversation(h, acc, inbox.id, { assignee_id: acc.agentId, team_id: teamId });
+      const conv = await createConversation(h, acc, inbox.id);
+      for (const body of [{ assignee_id: acc.agentId }, { team_id: teamId }, { assignee_id: null }]) {
+        expect((await h.call('POST', `${base()}/conversations/${conv.id}/assignments`, { as: acc.admin, body })).status).toBe(200);
+      }
+      expect((await h.call('POST', `${base()}/conversations/${conv.id}/labels`, { as: acc.admin, body: { labels: ['billing'] } })).status).toBe(200);
+      const all = await h.events(acc.accountId);
+      const special = all.filter((e) => ['conversation.labels_changed', 'assignee.changed', 'team.changed'].includes(e.type));
+      expect(special.filter((e) => e.data.id === made.id).map((e) => e.type).sort()).toEqual(['assignee.changed', 'team.changed']);
+      expect(special.filter((e) => e.data.id === conv.id).map((e) => e.type)).toEqual(['assignee.changed', 'team.changed', 'assignee.changed', 'conversation.labels_changed']);
+      for (const e of special) {
+        const beside = all.filter((u) => ['conversation.updated', 'conversation.created'].includes(u.type) && u.request_id === e.request_id && u.data.id === e.data.id);
+        expect(beside).toHaveLength(1);
+        expect(beside[0].data).toEqual(e.data);
+      }
+    });
+
     it('when custom attributes are posted, then they replace the old ones', async () => {
       const conv = await createConversation(h, acc, inbox.id, { custom_attributes: { a: 1 } });
       const res = await h.call('POST', `${base()}/conversations/${conv.id}/custom_attributes`, { as: acc.admin, body: { custom_attributes: { b: 'two' } } });
