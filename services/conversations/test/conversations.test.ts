@@ -262,7 +262,7 @@ describe('conversations (service level)', () => {
       expectError(await h.call('POST', `${base()}/conversations/${conv.id}/labels`, { as: acc.admin, body: { labels: [42] } }), 422, undefined, 'labels.0');
     });
 
-    it('when labels, the assignee or the team change, or a conversation is made assigned, then each of their events has a conversation.updated (or .created) of the same snapshot beside it', async () => {
+    it('when labels, the assignee or the team change, or a conversation is made assigned, then each of their events and activity messages has a conversation.updated (or .created) of the same snapshot beside it', async () => {
       // Consumers rely on it: the reports queue binds only conversation.created and .updated for snapshots.
       const teamId = 8_000 + Math.floor(Math.random() * 1000);
       await h.bus.publish(envelope('team.created', acc.accountId, { id: teamId, name: 'Sales', description: null, allow_auto_assign: false, account_id: acc.accountId }));
@@ -281,6 +281,13 @@ describe('conversations (service level)', () => {
         const beside = all.filter((u) => ['conversation.updated', 'conversation.created'].includes(u.type) && u.request_id === e.request_id && u.data.id === e.data.id);
         expect(beside).toHaveLength(1);
         expect(beside[0].data).toEqual(e.data);
+      }
+      // So does each activity message ("Agent X added billing"): its conversation is a conversation.updated's snapshot.
+      const activities = all.filter((m) => m.type === 'message.created' && m.data.message_type === 2);
+      expect(activities.filter((m) => m.data.conversation.id === conv.id)).toHaveLength(4);
+      for (const m of activities) {
+        const beside = all.filter((u) => u.type === 'conversation.updated' && u.request_id === m.request_id && u.data.id === m.data.conversation.id);
+        expect(beside.map((u) => u.data)).toEqual([m.data.conversation]);
       }
     });
 

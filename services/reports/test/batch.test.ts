@@ -76,6 +76,16 @@ describe('reports consumer: a batch gives what one event at a time gives', () =>
     rollups: (await pg.query('SELECT metric, dim, grain, bucket, dim_id, n, v FROM rollups WHERE account_id = $1 ORDER BY 1, 2, 3, 4, 5', [accountId])).rows,
   });
 
+  it('when the conversations service writes an activity message or a labels, assignee or team event, then the reports queue takes none of them (each comes with a conversation.updated of the same snapshot)', () => {
+    for (const type of ['conversation.labels_changed', 'assignee.changed', 'team.changed']) expect(spec.bindings).not.toContain(type);
+    expect(spec.bindings).toEqual(expect.arrayContaining(['conversation.created', 'conversation.updated', 'conversation.status_changed', 'message.created']));
+    const incoming = message(1, 5, 1, 0, T0);
+    const activity = { ...incoming, data: { ...incoming.data, message_type: 2, sender_type: null, sender_id: null, content: 'Automation System added billing' } } as EventEnvelope;
+    expect(spec.wants?.(incoming)).toBe(true);
+    // Acked without a transaction.
+    expect(spec.wants?.(activity)).toBe(false);
+  });
+
   it('when two events of one conversation come in one batch with its row locked and read beforehand, then the second sees what the first wrote, and events, timelines and rollups are those of one event at a time', async () => {
     // The conversations exist first (a conversation never seen is created by its first event, not read beforehand).
     for (const accountId of [5, 6]) await inOneTransaction([1, 2].map((id) => envelope(accountId, 'conversation.created', conversation(accountId, id), T0)));

@@ -140,33 +140,39 @@ export const reportsConsumer = (projections: ProjectionKit) =>
     });
   });
 
-  on('message.created', async (tx, msg, event) => {
-    // Only what reports count or measure: incoming messages and public outgoing replies (not
-    // activity messages or templates), and a person's private notes (never counted as messages,
-    // but a person working the conversation means a resolution is not the bot's, as in Chatwoot).
-    const counted = (msg.message_type === 0 || msg.message_type === 1) && (!msg.private || msg.sender_type === 'User');
-    const attrs = msg.content_attributes;
-    await applyToConversation(
-      projections,
-      tx,
-      event,
-      msg.conversation,
-      counted
-        ? {
-            kind: 'message',
-            at: new Date(event.occurred_at),
-            seq: msg.id,
-            ...context(msg.conversation),
-            message_type: msg.message_type,
-            private: msg.private,
-            sender_type: msg.sender_type,
-            sender_id: msg.sender_id,
-            automated: attrs['automation_rule_id'] != null || attrs['campaign_id'] != null || event.actor.type === 'automation_rule',
-            ...noStatus,
-          }
-        : null,
-    );
-  });
+  on(
+    'message.created',
+    async (tx, msg, event) => {
+      // Only what reports count or measure: incoming messages and public outgoing replies (not
+      // activity messages or templates), and a person's private notes (never counted as messages,
+      // but a person working the conversation means a resolution is not the bot's, as in Chatwoot).
+      const counted = (msg.message_type === 0 || msg.message_type === 1) && (!msg.private || msg.sender_type === 'User');
+      const attrs = msg.content_attributes;
+      await applyToConversation(
+        projections,
+        tx,
+        event,
+        msg.conversation,
+        counted
+          ? {
+              kind: 'message',
+              at: new Date(event.occurred_at),
+              seq: msg.id,
+              ...context(msg.conversation),
+              message_type: msg.message_type,
+              private: msg.private,
+              sender_type: msg.sender_type,
+              sender_id: msg.sender_id,
+              automated: attrs['automation_rule_id'] != null || attrs['campaign_id'] != null || event.actor.type === 'automation_rule',
+              ...noStatus,
+            }
+          : null,
+      );
+    },
+    // Not activity messages: no fact, and the change each notes comes with its conversation.updated
+    // (or status_changed) of the same snapshot (conversations/changes.ts); acked without a transaction.
+    { when: (msg) => msg.message_type !== 2 },
+  );
 
   on('conversation.deleted', async (tx, snap, event) => {
     const accountId = accountOf(event);
