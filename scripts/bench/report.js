@@ -146,16 +146,19 @@ function httpCeilingMs(r) {
   return typeof h.cpuUsPerRequest === 'number' && h.cpuUsPerRequest > 0 ? h.cpuUsPerRequest / 1000 : (h.cpuMsPerRequest?.total ?? null);
 }
 
-/**
- * How this run's host compares with that one, by the bare server's CPU per request (the CPU
- * targets are absolute): on a slower host the figures read higher; on a faster one lower, and the
- * CPU targets are also given scaled to this host, so that "met" is not the host's doing.
- */
+/** This run's host against the targets' one, by the bare server's CPU per request (null without the ceiling). */
+function hostRatio(r) {
+  const http = httpCeilingMs(r);
+  return http ? http / REFERENCE_HTTP_MS : null;
+}
+/** A host this much faster or slower than the targets' one is said to be (between them: alike). */
+const FASTER_HOST = 0.8;
+const SLOWER_HOST = 1.25;
+
 /** On a host faster than the targets' one: each CPU target's bound scaled by the ceilings' ratio, and whether it is met at that bound. */
 function scaledTargets(r, summary) {
-  const http = httpCeilingMs(r);
-  const ratio = http ? http / REFERENCE_HTTP_MS : null;
-  if (!ratio || ratio >= 0.8) return [];
+  const ratio = hostRatio(r);
+  if (!ratio || ratio >= FASTER_HOST) return [];
   return summary
     .filter((t) => t.unit === 'CPU ms/request' && typeof t.value === 'number')
     .map((t) => {
@@ -164,17 +167,20 @@ function scaledTargets(r, summary) {
     });
 }
 
+/**
+ * How this run's host compares with that one (the CPU targets are absolute): on a slower host the
+ * figures read higher; on a faster one lower, and the CPU targets are also given scaled to this
+ * host, so that "met" is not the host's doing.
+ */
 function hostLine(r, summary = []) {
-  const http = httpCeilingMs(r);
-  if (!http) return '';
-  const ratio = http / REFERENCE_HTTP_MS;
-  const said = `This run's host answers the bare \`node:http\` ceiling for ${fmt(http, 3)} CPU ms a request, about ${fmt(ratio, 2)}x the
+  const ratio = hostRatio(r);
+  if (!ratio || (ratio >= FASTER_HOST && ratio <= SLOWER_HOST)) return '';
+  const said = `This run's host answers the bare \`node:http\` ceiling for ${fmt(httpCeilingMs(r), 3)} CPU ms a request, about ${fmt(ratio, 2)}x the
 ${REFERENCE_HTTP_MS} (rounded) of the host the CPU targets were set on (2026-11-24)`;
-  if (ratio > 1.25) {
+  if (ratio > SLOWER_HOST) {
     return ` ${said}: its CPU figures read about that much higher, so compare
 runs of different hosts by their ratios to the ceilings (below), not by their CPU ms.`;
   }
-  if (ratio >= 0.8) return '';
   const scaled = scaledTargets(r, summary).map((t) => `${t.what} ≤ ${fmt(t.bound, 2)} (${fmt(t.value, 2)}: ${t.metScaled ? 'met' : '**not met**'})`);
   return ` ${said}: its CPU figures read about that much lower, and a CPU target met here may be met by the host
 alone.${scaled.length ? ` Scaled by that ratio, the CPU targets on this host are: ${scaled.join('; ')}.` : ''} The ratio is rough (one small
