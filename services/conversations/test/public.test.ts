@@ -155,4 +155,45 @@ describe('public client API (service level)', () => {
     expect(file.status).toBe(200);
     expect(file.text).toBe('PNGDATA');
   });
+
+  describe('a request about the conversation of the path\'s own contact inbox', () => {
+    it('when the contacts service fails, then it is still answered from the conversation row and the contact\'s copy, without asking it', async () => {
+      const v = visitor();
+      const conv = (await pub('POST', v.path, {})).body.id;
+      const asked = h.stub.lookups.contact_inboxes;
+      h.stub.failing.add('contact_inboxes');
+      try {
+        const msg = await pub('POST', `${v.path}/${conv}/messages`, { content: 'still here' });
+        expect(msg.status).toBe(200);
+        expect(msg.body).toMatchObject({ content: 'still here', message_type: 0, conversation_id: conv, sender: { id: v.contact.id, type: 'contact', name: 'jane visitor' } });
+        expect((await h.events(acc.accountId, 'message.created')).at(-1)).toMatchObject({ actor: { type: 'contact', id: v.contact.id }, data: { sender_id: v.contact.id, sender_type: 'Contact' } });
+        expect((await pub('GET', `${v.path}/${conv}`)).body.messages.map((m: any) => m.content)).toEqual(['still here']);
+        expect((await pub('GET', `${v.path}/${conv}/messages`)).body.map((m: any) => m.content)).toEqual(['still here']);
+        expect((await pub('POST', `${v.path}/${conv}/toggle_typing`, { typing_status: 'on' })).status).toBe(200);
+        expect((await pub('POST', `${v.path}/${conv}/update_last_seen`)).status).toBe(200);
+        expect((await pub('POST', `${v.path}/${conv}/toggle_status`)).body.status).toBe('resolved');
+        expect(h.stub.lookups.contact_inboxes).toBe(asked);
+        // What the row cannot vouch for still asks the contacts service (failing: 503, not a guess).
+        const other = visitor();
+        expectError(await pub('GET', `${other.path}/${conv}`), 503);
+        expect(h.stub.lookups.contact_inboxes).toBe(asked + 1);
+      } finally {
+        h.stub.failing.delete('contact_inboxes');
+      }
+      expectError(await pub('GET', `${visitor().path}/${conv}`), 404, 'not_found');
+    });
+
+    it('when the contact has no copy here, then its owner is read through once and the copy kept', async () => {
+      const v = visitor();
+      const conv = (await pub('POST', v.path, {})).body.id;
+      await h.svc.deps.pool.query(`DELETE FROM projections WHERE kind = 'contact' AND account_id = $1 AND id = $2`, [acc.accountId, v.contact.id]);
+      h.stub.contacts.set(`${acc.accountId}:${v.contact.id}`, { ...v.contact, name: 'Jane Renamed' });
+      const read = h.stub.lookups.contacts;
+      const msg = await pub('POST', `${v.path}/${conv}/messages`, { content: 'hello again' });
+      expect(msg.body.sender).toMatchObject({ id: v.contact.id, name: 'Jane Renamed' });
+      expect(h.stub.lookups.contacts).toBe(read + 1);
+      expect((await pub('GET', `${v.path}/${conv}`)).status).toBe(200);
+      expect(h.stub.lookups.contacts).toBe(read + 1);
+    });
+  });
 });

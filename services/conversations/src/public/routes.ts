@@ -15,7 +15,7 @@ import { multipartBody, uploadedFiles } from '../messages/uploads';
 import { z } from 'zod';
 import { presentPublicConversations, presentPublicMessages } from './present';
 import { publicConversationListResponse, publicConversationResponse, publicCreateConversationBody, toggleTypingBody } from './schemas';
-import { inboxByIdentifier, mutateScopedConversation, resolveScope, scopedConversation, scopedConversations, type PublicScope } from './service';
+import { inboxByIdentifier, mutatePublicConversation, publicConversation, resolveScope, scopedConversations, type PublicScope } from './service';
 
 const CSAT_EDIT_WINDOW_MS = 14 * 24 * 3600 * 1000;
 
@@ -36,7 +36,7 @@ const theConversation = { description: 'The conversation', schema: publicConvers
 const theMessage = { description: 'The message', schema: publicMessageResponse };
 
 /** The contact inbox the path's identifiers name (404 for anything they do not reach). */
-const scopeOf = (deps: AppDeps, ctx: RequestContext, p: { inbox_identifier: string; contact_identifier: string }): Promise<PublicScope> =>
+const scopeOf = (deps: AppDeps, ctx: RequestContext, p: { inbox_identifier: string; contact_identifier: string }) =>
   resolveScope(deps, ctx, p.inbox_identifier, p.contact_identifier);
 const present = async (deps: AppDeps, scope: PublicScope, conv: ConversationRow) => (await presentPublicConversations(deps.pool, deps.projections, scope, [conv]))[0];
 
@@ -82,20 +82,18 @@ export const publicRoutes = [
     description: 'SPEC op 14. The chat messages only (no private notes, no activity), oldest first. A wrong inbox, contact or conversation is 404.',
     tags, security: [], params: conversation, response: theConversation,
     handler: async ({ params, ctx }, deps) => {
-      const scope = await scopeOf(deps, ctx, params);
-      return present(deps, scope, await scopedConversation(deps.pool, scope, params.conversation_id));
+      const { scope, conversation } = await publicConversation(deps, ctx, params);
+      return present(deps, scope, conversation);
     },
   }),
   route({
     method: 'post', path: `${ONE}/toggle_status`, operationId: 'resolvePublicConversation', summary: 'Resolve the conversation',
     description: 'A contact can only resolve (Chatwoot); it reopens with their next message.', tags, security: [], params: conversation, response: theConversation,
     handler: async ({ params, ctx }, deps) => {
-      const scope = await scopeOf(deps, ctx, params);
-      const cause: Cause = { ctx: scope.ctx };
       // Chatwoot: a contact can only resolve; an already resolved conversation stays as it is.
-      const conv = await mutateScopedConversation(deps.pool, scope, params.conversation_id, async (tx, c) => {
+      const { scope, value: conv } = await mutatePublicConversation(deps, ctx, params, async (tx, c, scope) => {
         if (c.status === 'resolved') return c;
-        return changeConversation(tx, cause, c, { status: 'resolved' }, { statusActivity: `Conversation was resolved by ${capitalise(scope.contact.name)}` });
+        return changeConversation(tx, { ctx: scope.ctx }, c, { status: 'resolved' }, { statusActivity: `Conversation was resolved by ${capitalise(scope.contact.name)}` });
       });
       return present(deps, scope, conv);
     },
@@ -104,9 +102,8 @@ export const publicRoutes = [
     method: 'post', path: `${ONE}/toggle_typing`, operationId: 'togglePublicTyping', summary: 'Say the contact is typing (or stopped)', tags, security: [], params: conversation,
     body: toggleTypingBody, response: { description: 'Done', schema: emptyObject },
     handler: async ({ params, body, ctx }, deps) => {
-      const scope = await scopeOf(deps, ctx, params);
+      const { scope, conversation: c } = await publicConversation(deps, ctx, params);
       await withTransaction(deps.pool, async (tx) => {
-        const c = await scopedConversation(tx, scope, params.conversation_id);
         await emit(tx, { ctx: scope.ctx }, body.typing_status === 'on' ? 'conversation.typing_on' : 'conversation.typing_off', c.account_id, { ...conversationSnapshot(c), is_private: false });
       });
       return {};
@@ -116,8 +113,7 @@ export const publicRoutes = [
     method: 'post', path: `${ONE}/update_last_seen`, operationId: 'markPublicConversationSeen', summary: 'Mark the conversation read by the contact', tags, security: [], params: conversation,
     response: { description: 'Done', schema: emptyObject },
     handler: async ({ params, ctx }, deps) => {
-      const scope = await scopeOf(deps, ctx, params);
-      await mutateScopedConversation(deps.pool, scope, params.conversation_id, async (tx, c) => {
+      await mutatePublicConversation(deps, ctx, params, async (tx, c, scope) => {
         const { rows } = await tx.query<ConversationRow>('UPDATE conversations SET contact_last_seen_at = now() WHERE id = $1 RETURNING *', [c.id]);
         const seen = rows[0] as ConversationRow;
         await emit(tx, { ctx: scope.ctx }, 'conversation.read', c.account_id, conversationSnapshot(seen));
@@ -130,8 +126,7 @@ export const publicRoutes = [
     method: 'get', path: `${ONE}/messages`, operationId: 'listPublicMessages', summary: 'List messages', description: 'The newest 20 chat messages, oldest first; `before` pages back.',
     tags, security: [], params: conversation, query: publicListMessagesQuery, response: { description: 'The messages', schema: z.array(publicMessageResponse) },
     handler: async ({ params, query, ctx }, deps) => {
-      const scope = await scopeOf(deps, ctx, params);
-      const conv = await scopedConversation(deps.pool, scope, params.conversation_id);
+      const { scope, conversation: conv } = await publicConversation(deps, ctx, params);
       const rows = await listMessages(deps.pool, conv.account_id, conv.id, { before: query.before, after: query.after, publicOnly: true });
       return presentPublicMessages(deps.pool, deps.projections, scope, conv, rows);
     },
@@ -143,10 +138,8 @@ export const publicRoutes = [
     handler: async ({ params, body, ctx, req }, deps) => {
       const files = uploadedFiles(req);
       assertHasContent(body.content, files, 'text');
-      const scope = await scopeOf(deps, ctx, params);
-      const cause: Cause = { ctx: scope.ctx };
-      const { message, conversation: conv } = await mutateScopedConversation(deps.pool, scope, params.conversation_id, async (tx, c) => {
-        return createMessage(tx, cause, c, {
+      const { scope, value: { message, conversation: conv } } = await mutatePublicConversation(deps, ctx, params, async (tx, c, scope) => {
+        return createMessage(tx, { ctx: scope.ctx }, c, {
           message_type: 0,
           content: body.content ?? null,
           content_type: 'text',
@@ -165,9 +158,8 @@ export const publicRoutes = [
     method: 'patch', path: `${ONE}/messages/{id}`, operationId: 'updatePublicMessage', summary: 'Answer a form or survey message', tags, security: [],
     params: { ...conversation, id: pathId('Message') }, body: publicUpdateMessageBody, response: theMessage,
     handler: async ({ params, body, ctx }, deps) => {
-      const scope = await scopeOf(deps, ctx, params);
-      const cause: Cause = { ctx: scope.ctx };
-      const { message, conversation: conv } = await mutateScopedConversation(deps.pool, scope, params.conversation_id, async (tx, c) => {
+      const { scope, value: { message, conversation: conv } } = await mutatePublicConversation(deps, ctx, params, async (tx, c, scope) => {
+        const cause: Cause = { ctx: scope.ctx };
         const m = await findMessage(tx, c.account_id, c.id, params.id, { forUpdate: true });
         if (!m || m.private || m.message_type === 2) throw new NotFoundError('Message', 'id');
         if (m.content_type === 'input_csat' && Date.now() - m.created_at.getTime() > CSAT_EDIT_WINDOW_MS) {
@@ -183,8 +175,7 @@ export const publicRoutes = [
     method: 'get', path: `${ONE}/messages/{message_id}/attachments/{id}`, operationId: 'downloadPublicAttachment', summary: 'Download an attachment', tags, security: [],
     params: { ...conversation, message_id: pathId('Message'), id: pathId('Attachment') }, response: { description: attachmentDescription },
     handler: async ({ params, ctx, res }, deps) => {
-      const scope = await scopeOf(deps, ctx, params);
-      const conv = await scopedConversation(deps.pool, scope, params.conversation_id);
+      const { conversation: conv } = await publicConversation(deps, ctx, params);
       const m = await findMessage(deps.pool, conv.account_id, conv.id, params.message_id);
       const blob = m && !m.private ? await findAttachmentBlob(deps.pool, conv.account_id, m.id, params.id) : null;
       if (!blob) throw new NotFoundError('Attachment', 'id');
