@@ -88,16 +88,17 @@ const MISSED = {
   delivery a service (automation's two queues as one, which couples the rules' retries to the webhooks'
   acks) and a lighter HTTP layer than express on both hops.`;
   },
-  public_message: `As the account API's message create, plus the public API's own work: the inbox read by its
-  identifier, and the contact's own message is also an activity the contacts service records. Since
-  2026-11-29 a message to the conversation of the path's own contact inbox takes its scope from the
-  conversation row and the contact's copy, read with the row's lock, instead of asking the contacts service
-  (alternating runs on one host: 13.32, 13.08, 13.53, 11.09 CPU ms before, 8.14, 8.03, 7.96, 7.08 after,
-  where the account API's reply cost 8.4-9.8; the contacts service 1.0-1.3 -> 0.2, its Postgres 0.75-0.87
-  -> 0.11-0.13). Before that, the lookup had been moved to undici's \`request\` (a call cost caller and peer
-  0.15-0.24 CPU ms against 0.73-0.93 with \`fetch\`) and its statements prepared. Alternating runs before and after the session of 2026-11-28 on that day's host, without a warm-up:
-  19.09, 23.07, 19.94, 20.0 against 13.03, 14.09, 15.8, 15.72 CPU ms; after the warm-up, four 5 s runs in a
-  row on 2026-11-29: 14.25, 12.53, 11.28, 11.26.`,
+  public_message: `The account API's message create, plus the public API's own work: the inbox read by its
+  identifier, and the contact's own message is also an activity the contacts service records; less the
+  gateway's authentication. Since 2026-11-29 a message to the conversation of the path's own contact inbox
+  takes its scope from the conversation row and the contact's copy, read with the row's lock, instead of
+  asking the contacts service (alternating runs on one host: 13.32, 13.08, 13.53, 11.09 CPU ms before, 8.14,
+  8.03, 7.96, 7.08 after, where the account API's reply cost 8.4-9.8; the contacts service 1.0-1.3 -> 0.2,
+  its Postgres 0.75-0.87 -> 0.11-0.13). Before that, the lookup had been moved to undici's \`request\` (a
+  call cost caller and peer 0.15-0.24 CPU ms against 0.73-0.93 with \`fetch\`) and its statements prepared.
+  Alternating runs before and after the session of 2026-11-28 on that day's host, without a warm-up: 19.09,
+  23.07, 19.94, 20.0 against 13.03, 14.09, 15.8, 15.72 CPU ms; after the warm-up, four 5 s runs in a row on
+  2026-11-29: 14.25, 12.53, 11.28, 11.26.`,
   list_p95: `At 100 req/s the list uses about 0.5-0.8 of a core with everything on two cores; its p95 is the wait
   for a core more than the work (the page statement is ~0.7 ms on Postgres at 100k). Less CPU per list
   (above) is what lowers it. It moves with this shared host's load: the three full runs of 2026-11-29

@@ -183,17 +183,50 @@ describe('public client API (service level)', () => {
       expectError(await pub('GET', `${visitor().path}/${conv}`), 404, 'not_found');
     });
 
-    it('when the contact has no copy here, then its owner is read through once and the copy kept', async () => {
+    it('when the contact has no copy here, then a read reads it through and a write asks for the pair, each once, and the copy is kept', async () => {
       const v = visitor();
       const conv = (await pub('POST', v.path, {})).body.id;
-      await h.svc.deps.pool.query(`DELETE FROM projections WHERE kind = 'contact' AND account_id = $1 AND id = $2`, [acc.accountId, v.contact.id]);
+      const dropCopy = () => h.svc.deps.pool.query(`DELETE FROM projections WHERE kind = 'contact' AND account_id = $1 AND id = $2`, [acc.accountId, v.contact.id]);
+      await dropCopy();
       h.stub.contacts.set(`${acc.accountId}:${v.contact.id}`, { ...v.contact, name: 'Jane Renamed' });
-      const read = h.stub.lookups.contacts;
-      const msg = await pub('POST', `${v.path}/${conv}/messages`, { content: 'hello again' });
-      expect(msg.body.sender).toMatchObject({ id: v.contact.id, name: 'Jane Renamed' });
-      expect(h.stub.lookups.contacts).toBe(read + 1);
-      expect((await pub('GET', `${v.path}/${conv}`)).status).toBe(200);
-      expect(h.stub.lookups.contacts).toBe(read + 1);
+      const contacts = h.stub.lookups.contacts;
+      const pairs = h.stub.lookups.contact_inboxes;
+      expect((await pub('GET', `${v.path}/${conv}`)).body.contact).toMatchObject({ id: v.contact.id, name: 'Jane Renamed' });
+      expect([h.stub.lookups.contacts, h.stub.lookups.contact_inboxes]).toEqual([contacts + 1, pairs]);
+      expect((await pub('POST', `${v.path}/${conv}/messages`, { content: 'hello again' })).body.sender).toMatchObject({ id: v.contact.id, name: 'Jane Renamed' });
+      expect([h.stub.lookups.contacts, h.stub.lookups.contact_inboxes]).toEqual([contacts + 1, pairs]);
+      // A write never waits on the contacts service with the conversation locked: no copy, the full way.
+      await dropCopy();
+      expect((await pub('POST', `${v.path}/${conv}/messages`, { content: 'and again' })).status).toBe(200);
+      expect([h.stub.lookups.contacts, h.stub.lookups.contact_inboxes]).toEqual([contacts + 1, pairs + 1]);
+      expect((await pub('POST', `${v.path}/${conv}/messages`, { content: 'and once more' })).status).toBe(200);
+      expect([h.stub.lookups.contacts, h.stub.lookups.contact_inboxes]).toEqual([contacts + 1, pairs + 1]);
+    });
+
+    it('when the contact\'s copy is a tombstone, then the contacts service decides: its pair, or 404 once it is gone', async () => {
+      const v = visitor();
+      const conv = (await pub('POST', v.path, {})).body.id;
+      await h.svc.deps.pool.query(`UPDATE projections SET data = NULL WHERE kind = 'contact' AND account_id = $1 AND id = $2`, [acc.accountId, v.contact.id]);
+      const pairs = h.stub.lookups.contact_inboxes;
+      expect((await pub('POST', `${v.path}/${conv}/messages`, { content: 'are you there?' })).status).toBe(200);
+      expect(h.stub.lookups.contact_inboxes).toBe(pairs + 1);
+      h.stub.contactInboxes.splice(h.stub.contactInboxes.findIndex((ci) => ci.source_id === v.sourceId), 1);
+      h.stub.contacts.delete(`${acc.accountId}:${v.contact.id}`);
+      await h.svc.deps.pool.query(`UPDATE projections SET data = NULL WHERE kind = 'contact' AND account_id = $1 AND id = $2`, [acc.accountId, v.contact.id]);
+      expectError(await pub('POST', `${v.path}/${conv}/messages`, { content: 'hello?' }), 404, 'not_found');
+      expectError(await pub('GET', `${v.path}/${conv}`), 404, 'not_found');
+    });
+
+    it('when the source id holds quotes and backslashes, then it is matched as it is', async () => {
+      const odd = `o'brien\\"; DROP TABLE conversations; --`;
+      const v = visitor({ source_id: odd });
+      const path = `/${inbox.inbox_identifier}/contacts/${encodeURIComponent(odd)}/conversations`;
+      const conv = (await pub('POST', path, {})).body.id;
+      const pairs = h.stub.lookups.contact_inboxes;
+      expect((await pub('POST', `${path}/${conv}/messages`, { content: 'odd but mine' })).status).toBe(200);
+      expect((await pub('GET', `${path}/${conv}`)).body.messages.map((m: any) => m.content)).toEqual(['odd but mine']);
+      expect(h.stub.lookups.contact_inboxes).toBe(pairs);
+      expect(v.sourceId).toBe(odd);
     });
   });
 });

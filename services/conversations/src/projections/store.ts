@@ -67,11 +67,12 @@ export class Projections {
   }
 
   /** A contact the owner just answered with (resolving a contact inbox): kept unless an event brought a copy. */
-  async rememberContact(accountId: number, contact: ContactSnapshot): Promise<void> {
+  async rememberContact(accountId: number, contact: ContactSnapshot, opts: { missing?: boolean } = {}): Promise<void> {
     // Stored once: from then on the copy follows the contact's events, as every copy does (what
-    // changes without an event, its last activity, is not worth a write per request).
+    // changes without an event, its last activity, is not worth a write per request). `missing`:
+    // the caller saw no copy, so it is stored whatever this process stored before.
     const key = `${accountId}:${contact.id}`;
-    if (this.remembered.has(key)) return;
+    if (this.remembered.has(key) && !opts.missing) return;
     await this.kit.upsert(this.pool, 'contact', accountId, contact.id, contact, READ_THROUGH_VERSION);
     this.remembered.add(key);
     if (this.remembered.size > 5000) this.remembered.delete(this.remembered.values().next().value as string);

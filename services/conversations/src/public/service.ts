@@ -43,7 +43,7 @@ export async function resolveScope(deps: ScopeDeps, ctx: RequestContext, identif
   return resolveScopeIn(deps, ctx, await inboxByIdentifier(deps.pool, identifier), sourceId);
 }
 
-async function resolveScopeIn(deps: ScopeDeps, ctx: RequestContext, inbox: InboxRow, sourceId: string | undefined): Promise<PublicScope & { contactInbox: ContactInbox }> {
+async function resolveScopeIn(deps: ScopeDeps, ctx: RequestContext, inbox: InboxRow, sourceId: string | undefined, copyMissing = false): Promise<PublicScope & { contactInbox: ContactInbox }> {
   if (!validSourceId(sourceId)) throw new NotFoundError('Contact', 'contact_identifier');
   let found: { contact_inbox: ContactInbox; contact: ContactSnapshot };
   try {
@@ -54,7 +54,7 @@ async function resolveScopeIn(deps: ScopeDeps, ctx: RequestContext, inbox: Inbox
   }
   const { contact, contact_inbox: contactInbox } = found;
   if (contact.account_id !== inbox.account_id || contactInbox.inbox_id !== inbox.id) throw new NotFoundError('Contact', 'contact_identifier');
-  await deps.projections.rememberContact(inbox.account_id, contact);
+  await deps.projections.rememberContact(inbox.account_id, contact, { missing: copyMissing });
   return {
     inbox,
     contact,
@@ -66,15 +66,19 @@ async function resolveScopeIn(deps: ScopeDeps, ctx: RequestContext, inbox: Inbox
 /**
  * A request about one conversation mostly names the contact inbox the conversation was started
  * in: then the conversation row itself says the path is right (its inbox and its contact inbox's
- * source id, which never change), and its contact comes from this service's copy (read through
- * to the contacts service when missing; a deleted contact's tombstone is a miss). That takes no
- * call to the contacts service: the lookup, its two statements and the HTTP work on both sides
- * were about a fifth of a public message's cost. Whatever else (the HMAC-verified contact's
- * conversations of other inboxes, a wrong path) goes the full way (`resolveScope`) and answers
- * as before. A contact deleted or merged a moment ago can still write here until its event
- * arrives, as with the lookup a moment before it; the event's cascade then takes what it wrote.
- * The scope it makes is the narrow one (this contact inbox's conversations): enough for a
- * request about this conversation.
+ * source id, which never change), and its contact comes from this service's copy, read with the
+ * row. That takes no call to the contacts service: the lookup, its two statements and the HTTP
+ * work on both sides were about 40% of a public message's cost. A read with no copy reads the
+ * contact through (and keeps the copy); a write with no copy, a deleted contact's tombstone, and
+ * whatever else (the HMAC-verified contact's conversations of other inboxes, a wrong path) go the
+ * full way (`resolveScope`, which keeps the copy) and answer as before. The scope made here is the
+ * narrow one (this contact inbox's conversations): enough for a request about this conversation.
+ *
+ * What it gives up: until this service has handled a contact's `contact.deleted` (milliseconds,
+ * or as long as its projections queue lags), the deleted contact's path still reaches its
+ * conversations, and so does a new contact given the same source id in that time (the deletion's
+ * cascade then removes the conversations and what was written to them); until `contact.merged`,
+ * writes name the contact that was merged away.
  */
 const COPY_SQL = `(SELECT jsonb_build_array(p.data) FROM ${PROJECTION_TABLE} p WHERE p.account_id = conversations.account_id AND p.kind = 'contact' AND p.id = conversations.contact_id) AS contact_copy__`;
 const BY_SOURCE = `SELECT ${CONVERSATION_COLUMNS}, ${COPY_SQL} FROM conversations WHERE account_id = $1 AND display_id = $2 AND inbox_id = $3 AND contact_inbox_source_id = $4`;
@@ -85,10 +89,22 @@ const lockBySource = sqlPrepared(`${BY_SOURCE} FOR UPDATE`);
 /** The conversation row and, beside it, its contact's copy: `[data]` (`[null]`: a tombstone), null when there is none. */
 type RowWithCopy = ConversationRow & { contact_copy__: [ContactSnapshot | null] | null };
 
-async function scopeFromRow(deps: ScopeDeps, ctx: RequestContext, inbox: InboxRow, sourceId: string, db: Executor, row: RowWithCopy): Promise<{ scope: PublicScope; conversation: ConversationRow } | null> {
+/**
+ * The scope the row vouches for, or null (go the full way). `readThrough` false: a missing copy is
+ * null too, so that a locked row never waits on the contacts service.
+ */
+async function scopeFromRow(
+  deps: ScopeDeps,
+  ctx: RequestContext,
+  inbox: InboxRow,
+  sourceId: string,
+  db: Executor,
+  row: RowWithCopy,
+  readThrough: boolean,
+): Promise<{ scope: PublicScope; conversation: ConversationRow } | null> {
   const { contact_copy__: copy, ...conversation } = row;
   const contactId = conversation.contact_id;
-  if (contactId === null || conversation.contact_inbox_id === null) return null;
+  if (contactId === null || conversation.contact_inbox_id === null || (!copy && !readThrough)) return null;
   const rows = copy ? [{ kind: 'contact', id: contactId, data: copy[0] }] : [];
   const { contact: found } = await deps.projections.kit.completeKinds(db, inbox.account_id, { contact: [contactId] }, rows, { requestId: ctx.requestId });
   const contact = found.get(contactId) as ContactSnapshot | undefined;
@@ -112,7 +128,7 @@ export async function publicConversation(deps: ScopeDeps, ctx: RequestContext, p
   const sourceId = path.contact_identifier;
   if (validSourceId(sourceId) && Number.isSafeInteger(path.conversation_id)) {
     const { rows } = await deps.pool.query<RowWithCopy>(readBySource([inbox.account_id, path.conversation_id, inbox.id, sourceId]));
-    const found = rows[0] ? await scopeFromRow(deps, ctx, inbox, sourceId, deps.pool, rows[0]) : null;
+    const found = rows[0] ? await scopeFromRow(deps, ctx, inbox, sourceId, deps.pool, rows[0], true) : null;
     if (found) return found;
   }
   const scope = await resolveScopeIn(deps, ctx, inbox, sourceId);
@@ -131,17 +147,21 @@ export async function mutatePublicConversation<T>(
 ): Promise<{ scope: PublicScope; value: T }> {
   const inbox = await inboxByIdentifier(deps.pool, path.inbox_identifier);
   const sourceId = path.contact_identifier;
+  let copyMissing = false;
   if (validSourceId(sourceId) && Number.isSafeInteger(path.conversation_id)) {
     let scope: PublicScope | null = null;
     const value = await withTransactionFrom<RowWithCopy, T | typeof MISS>(deps.pool, lockBySource([inbox.account_id, path.conversation_id, inbox.id, sourceId]), async (tx, { rows }) => {
-      const found = rows[0] ? await scopeFromRow(deps, ctx, inbox, sourceId, tx, rows[0]) : null;
+      const row = rows[0];
+      copyMissing = !!row && row.contact_copy__ === null;
+      const found = row ? await scopeFromRow(deps, ctx, inbox, sourceId, tx, row, false) : null;
       if (!found) return MISS;
       scope = found.scope;
       return fn(tx, found.conversation, found.scope);
     });
     if (value !== MISS && scope) return { scope, value: value as T };
   }
-  const scope = await resolveScopeIn(deps, ctx, inbox, sourceId);
+  // With no copy of the contact, the lookup stores one: the next write goes the short way.
+  const scope = await resolveScopeIn(deps, ctx, inbox, sourceId, copyMissing);
   return { scope, value: await mutateScopedConversation(deps.pool, scope, path.conversation_id, (tx, c) => fn(tx, c, scope)) };
 }
 
