@@ -84,9 +84,13 @@ const MISSED = {
   insert's foreign-key and search-hit triggers are 0.2 of its 0.3 ms). Under a steady flow rather than
   16 connections flat out, the outbox's flush window (\`OUTBOX_FLUSH_MS\`) batches the fan-out: copies
   of a reply's event entering the outbox at 100/s cost the consumers, RabbitMQ and their Postgres 9.2-12.2
-  ms an event against 16.7-17.0 with no window and five queues. What would meet 4 ms on two cores: one
-  delivery a service (automation's two queues as one, which couples the rules' retries to the webhooks'
-  acks) and a lighter HTTP layer than express on both hops.`;
+  ms an event against 16.7-17.0 with no window and five queues. One delivery a service is not the lever
+  it looked: with automation's webhooks queue not bound at all (its deliveries and their work gone),
+  alternating runs on 2026-11-29 measured 7.37, 7.84, 7.13 against 7.68, 7.61, 7.13 with it. At
+  saturation every consumer takes a batch a transaction, so a queue's share is small; what is left is
+  each hop's HTTP and Postgres work on the reply itself (conversations and its Postgres are about half).
+  The bare ceiling does not follow Postgres: on 2026-11-29 the same code measured 3.22 in the morning and
+  8.52 in the afternoon, where the node:http ceiling moved 0.011 -> 0.023 and a proxied read 0.34 -> 0.65.`;
   },
   public_message: `The account API's message create, plus the public API's own work: the inbox read by its
   identifier, and the contact's own message is also an activity the contacts service records; less the
@@ -113,8 +117,17 @@ const MISSED = {
   to six queues${cores}; on two cores shared with the load generator the queue grows for the whole run and
   p99 is the queue's length. Cut on 2026-11-29 ("Other benchmarks"): from 56 (cold) and 41 (warm) to
   about 30 CPU ms a rule message on one host; then the rule runs' writes made lighter (migration 006 of
-  automation) and each label change consumed once by reports, not twice. What would meet it: the per-message cost above, and one
-  command call per batch for several conversations.`;
+  automation) and each label change consumed once by reports, not twice. Where a rule message's Postgres
+  goes on the large account (\`pg_stat_statements\`, 2026-11-29, two rule runs, per rule message, on a host
+  where one cost 25-27 CPU ms): the message's insert 1.26 ms (a million-row table with a trigram index),
+  its conversation's update 1.0 (fifteen indexes on the row; every \`last_activity_at\` move is a new
+  index entry in each), the rule runs' insert 1.4 (~35 rows), the label's update 0.6 and the activity's
+  \`last_activity_at\` update 0.5 (two more such updates), the activity's insert 0.39, five outbox rows
+  0.59 and their claim 0.73, the contact's last activity 0.66 (a contact row has eighteen indexes, four
+  of them trigram), reports' fact 0.59. What would meet it: a third of the per-message cost on two cores,
+  which no one of these is; the largest are the write amplification of the conversation and contact rows
+  (fewer indexes, or the moving times in narrow tables of their own) and the runs written for rules that
+  did not match.`;
   },
   rss: `A service holds 20-30 MB live; the rest is V8's heap slack and the node binary's pages (~45 MB of file
   pages per process). The services run with the young generation capped and the old generation grown
@@ -524,6 +537,28 @@ the scenario).
 
 ## Other benchmarks
 
+- **The public API without the contacts lookup (2026-11-29, 09:05-10:30 UTC; the same kind of host as
+  the entry below, slower that afternoon: the node:http ceiling 0.02-0.04 CPU ms from run to run, a
+  proxied read 0.65 against 0.34 that morning; small account, \`BENCH_REPEAT\` runs):**
+  - A request about the conversation of the path's own contact inbox now takes its scope from the
+    conversation row and the contact's copy (docs/architecture.md, conversations, "Public client API").
+    Alternating runs of the code before (a4f4f19, its own worktree) and after, two of each scenario a run:
+    public message create 13.32, 13.08 / 13.53, 11.09 before, 8.14, 8.03 / 7.96, 7.08 after, CPU ms a
+    message; the account API's reply beside them 8.96, 8.43 / 9.75, 9.47 before and 8.4, 8.3 / 8.69, 8.79
+    after. By process: the contacts service 1.0-1.3 -> 0.2, its Postgres 0.75-0.87 -> 0.11-0.13, the
+    conversations service 2.1-2.8 -> 1.3-1.5, RabbitMQ 1.15-1.45 -> 0.8-0.9 (the rest of the stack kept up
+    with more messages a batch).
+  - Measured and not done: automation's webhooks queue left unbound (its every delivery and all its work
+    gone: the most that merging automation's two queues could save) against main, alternating, three runs
+    each: message create 7.37, 7.84, 7.13 against 7.68, 7.61, 7.13; public 12.14, 11.56, 11.12 against
+    10.4, 10.09, 10.6. Within the noise. The outbox payload as \`text\` instead of \`jsonb\`: 5,000 rows of
+    real \`message.created\` payloads inserted in 44-53 ms against 88-100 ms, ~10 µs a row less, where the
+    outbox statement costs ~200 µs a row with its planning and round trip: not worth a migration.
+  - A rule message on the large account by statement (\`pg_stat_statements\`, two \`BENCH_ONLY='^rule$'\`
+    runs of 1,400 rule messages, 25.4 and 26.9 CPU ms a rule message, p99 7.1-8.0 s at 200/s) is in the
+    rule effect's paragraph above. A CPU profile of automation in that run: GC 11%, the rules' evaluation
+    6.5% (~35 rules an event), zod's envelope and contract parsing 8%, undici (the command calls) 8%,
+    socket writes 11%.
 - **A faster host, and the rule runs (2026-11-29, 06:45-08:45 UTC; an AMD EPYC host whose bare
   node:http ceiling cost about 0.01 CPU ms, half of the targets' host):** the first full run on this
   host met every CPU target but the public message create in CPU ms (labels 0.39, list 1.85, message
