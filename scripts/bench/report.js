@@ -89,8 +89,8 @@ const MISSED = {
   alternating runs on 2026-11-29 measured 7.37, 7.84, 7.13 against 7.68, 7.61, 7.13 with it. At
   saturation every consumer takes a batch a transaction, so a queue's share is small; what is left is
   each hop's HTTP and Postgres work on the reply itself (conversations and its Postgres are about half).
-  The bare ceiling does not follow Postgres: on 2026-11-29 the same code measured 3.22 in the morning and
-  8.52 in the afternoon, where the node:http ceiling moved 0.011 -> 0.023 and a proxied read 0.34 -> 0.65.`;
+  The bare ceiling does not follow Postgres: on 2026-11-29 the same code measured 3.22 at 08:17 UTC and
+  8.52 at 10:05 UTC, where the node:http ceiling moved 0.011 -> 0.023 and a proxied read 0.34 -> 0.65.`;
   },
   public_message: `The account API's message create, plus the public API's own work: the inbox read by its
   identifier, and the contact's own message is also an activity the contacts service records; less the
@@ -537,8 +537,8 @@ the scenario).
 
 ## Other benchmarks
 
-- **The public API without the contacts lookup (2026-11-29, 09:05-10:30 UTC; the same kind of host as
-  the entry below, slower that afternoon: the node:http ceiling 0.02-0.04 CPU ms from run to run, a
+- **The public API without the contacts lookup (2026-11-29, 09:05-10:20 UTC; the same host as
+  the entry below, slower two hours later: the node:http ceiling 0.02-0.04 CPU ms from run to run, a
   proxied read 0.65 against 0.34 that morning; small account, \`BENCH_REPEAT\` runs):**
   - A request about the conversation of the path's own contact inbox now takes its scope from the
     conversation row and the contact's copy (docs/architecture.md, conversations, "Public client API").
