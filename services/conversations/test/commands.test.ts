@@ -38,6 +38,26 @@ describe('automation commands (internal API)', () => {
     expect(evs[2].data.content).toBe('Automation System added billing, refund');
   });
 
+  it('when a change writes activity messages, then the conversation\'s last activity is theirs and the activity order follows it', async () => {
+    const older = await createConversation(h, acc, inbox.id);
+    const newer = await createConversation(h, acc, inbox.id);
+    const row = async (id: number) =>
+      (await h.svc.deps.pool.query('SELECT last_activity_at FROM conversations WHERE account_id = $1 AND display_id = $2', [acc.accountId, id])).rows[0].last_activity_at as Date;
+    const before = await row(older.id);
+    expect(before.getTime()).toBeLessThanOrEqual((await row(newer.id)).getTime());
+    await new Promise((r) => setTimeout(r, 10));
+    // Muting writes two activities in one transaction (resolved, muted); then the priority's own.
+    expect((await run(older.id, { type: 'mute' })).status).toBe(200);
+    expect((await run(older.id, { type: 'change_priority', priority: 'high' })).status).toBe(200);
+    const activity = (await h.events(acc.accountId, 'message.created')).filter((e) => e.data.conversation_id === older.id && e.data.message_type === 2).at(-1);
+    const after = await row(older.id);
+    expect(after.getTime()).toBeGreaterThan(before.getTime());
+    expect(Math.floor(after.getTime() / 1000)).toBe(activity.data.created_at);
+    const listed = await h.call('GET', `/api/v1/accounts/${acc.accountId}/conversations?status=all&sort_by=last_activity_at_desc`, { as: acc.admin });
+    const order = listed.body.data.payload.map((c: any) => c.id);
+    expect(order.indexOf(older.id)).toBeLessThan(order.indexOf(newer.id));
+  });
+
   it('when the same idempotency key comes again, even concurrently, then the command runs once', async () => {
     const conv = await createConversation(h, acc, inbox.id);
     const key = `rule-42:${randomUUID()}`;

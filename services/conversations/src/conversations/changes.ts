@@ -166,6 +166,11 @@ export async function addActivities(tx: Executor, cause: Cause, conv: Conversati
   let last: MessageRow | null = null;
   for (const text of texts) last = await addActivity(tx, cause, conv, text);
   const at = (last as MessageRow).created_at;
-  await tx.query('UPDATE conversations SET last_activity_at = $3 WHERE account_id = $1 AND id = $2', [conv.account_id, conv.id, at]);
+  // With the COMMIT where the transaction writes at commit (prepared, no round trip of its own): the
+  // row was updated above, so this transaction holds its lock, and every message of a transaction has
+  // its start as created_at, so no later change of the row in it moves last_activity_at elsewhere.
+  if (!updateConversationAtCommit(tx, conv, { last_activity_at: at })) {
+    await tx.query('UPDATE conversations SET last_activity_at = $3 WHERE account_id = $1 AND id = $2', [conv.account_id, conv.id, at]);
+  }
   return { ...conv, last_activity_at: at };
 }
