@@ -1,4 +1,4 @@
-import { atCommit, sqlPrepared, type Executor, type SqlPrepared } from '@parley/shared';
+import { atCommit, prepared, sqlPrepared, type Executor, type SqlPrepared } from '@parley/shared';
 import { CONVERSATION_COLUMNS, type ConversationRow } from '../common/rows';
 
 /** The columns a new conversation is inserted with (the rest take their defaults). */
@@ -90,9 +90,19 @@ export async function updateConversationRow(tx: Executor, accountId: number, id:
     const row = await findConversationById(tx, accountId, id);
     return row as ConversationRow;
   }
-  const { rows } = await tx.query<ConversationRow>(`UPDATE conversations SET ${sets.join(', ')} WHERE account_id = $1 AND id = $2 RETURNING *`, values);
+  const text = `UPDATE conversations SET ${sets.join(', ')} WHERE account_id = $1 AND id = $2 RETURNING ${CONVERSATION_COLUMNS}`;
+  let update = rowUpdates.get(text);
+  if (!update && rowUpdates.size < ROW_UPDATES_MAX) rowUpdates.set(text, (update = prepared(text)));
+  const { rows } = await tx.query<ConversationRow>(update ? update(values) : { text, values });
   return rows[0] as ConversationRow;
 }
+
+/**
+ * The row updates prepared so far, by their text (one per set of columns a change sets: a label
+ * change, an assignment, a status change...); past this many, the rest go unprepared.
+ */
+const rowUpdates = new Map<string, ReturnType<typeof prepared>>();
+const ROW_UPDATES_MAX = 64;
 
 /** The columns `updateConversationAtCommit` writes: the times a message moves. */
 const AT_COMMIT: ReadonlySet<string> = new Set(['last_activity_at', 'waiting_since', 'first_reply_created_at', 'updated_at']);
