@@ -93,5 +93,6 @@ async function apply(tx: Parameters<typeof changeConversation>[0], cause: Cause,
       return conversation;
     }
   }
-  return changeConversation(tx, cause, conv, patch);
+  // A command's one change: its transaction ends with it.
+  return changeConversation(tx, cause, conv, patch, { last: true });
 }

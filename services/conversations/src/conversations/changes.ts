@@ -154,22 +154,22 @@ export async function changeConversation(tx: Executor, cause: Cause, before: Con
     texts.push(text);
   }
   if (changes['muted']) texts.push(after.muted ? `${who} has muted the conversation` : `${who} has unmuted the conversation`);
-  return addActivities(tx, cause, after, texts);
+  return addActivities(tx, cause, after, texts, opts.last === true);
 }
 
 /**
  * Activity messages count as activity (Chatwoot's Message#set_conversation_activity runs for
  * every message), so the conversation's last_activity_at follows the newest one.
  */
-export async function addActivities(tx: Executor, cause: Cause, conv: ConversationRow, texts: string[]): Promise<ConversationRow> {
+export async function addActivities(tx: Executor, cause: Cause, conv: ConversationRow, texts: string[], ends = false): Promise<ConversationRow> {
   if (texts.length === 0) return conv;
   let last: MessageRow | null = null;
   for (const text of texts) last = await addActivity(tx, cause, conv, text);
   const at = (last as MessageRow).created_at;
-  // With the COMMIT where the transaction writes at commit (prepared, no round trip of its own): the
-  // row was updated above, so this transaction holds its lock, and every message of a transaction has
-  // its start as created_at, so no later change of the row in it moves last_activity_at elsewhere.
-  if (!updateConversationAtCommit(tx, conv, { last_activity_at: at })) {
+  // `ends` (the transaction changes and reads the row no more): with the COMMIT where the transaction
+  // writes at commit (prepared, no round trip of its own). The row was updated above, so this
+  // transaction holds its lock; a later read in it would see the old time, hence only when it ends.
+  if (!ends || !updateConversationAtCommit(tx, conv, { last_activity_at: at })) {
     await tx.query('UPDATE conversations SET last_activity_at = $3 WHERE account_id = $1 AND id = $2', [conv.account_id, conv.id, at]);
   }
   return { ...conv, last_activity_at: at };

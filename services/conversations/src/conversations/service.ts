@@ -269,6 +269,9 @@ export interface ToggleStatusResult {
   conversation: ConversationRow;
 }
 
+/** A request's one change of the conversation: its transaction ends with it. */
+const LAST = { last: true } as const;
+
 /**
  * `toggle_status`: the given status, or open <-> resolved when none is given. An agent who
  * opens an unassigned conversation takes it (Chatwoot assigns the agent even when someone
@@ -280,27 +283,27 @@ export async function toggleStatus(deps: ConversationDeps, cause: Cause, account
     const patch: ConversationPatch = { status, snoozed_until: snoozeUntil(status, input.snoozed_until) };
     const me = userIdOf(cause.ctx);
     if (status === 'open' && me !== null && cause.ctx.role === 'agent' && conv.assignee_id === null) patch.assignee_id = me;
-    return changeConversation(tx, cause, conv, patch);
+    return changeConversation(tx, cause, conv, patch, LAST);
   });
 }
 
 export async function setPriority(deps: ConversationDeps, cause: Cause, accountId: number, displayId: number, priority: string | null | undefined): Promise<ConversationRow> {
-  return mutateConversation(deps.pool, cause, accountId, displayId, (tx, conv) => changeConversation(tx, cause, conv, { priority: priorityValue(priority) }));
+  return mutateConversation(deps.pool, cause, accountId, displayId, (tx, conv) => changeConversation(tx, cause, conv, { priority: priorityValue(priority) }, LAST));
 }
 
 export async function setCustomAttributes(deps: ConversationDeps, cause: Cause, accountId: number, displayId: number, attrs: Record<string, unknown>): Promise<ConversationRow> {
-  return mutateConversation(deps.pool, cause, accountId, displayId, (tx, conv) => changeConversation(tx, cause, conv, { custom_attributes: attrs }));
+  return mutateConversation(deps.pool, cause, accountId, displayId, (tx, conv) => changeConversation(tx, cause, conv, { custom_attributes: attrs }, LAST));
 }
 
 export async function setLabels(deps: ConversationDeps, cause: Cause, accountId: number, displayId: number, labels: string[]): Promise<ConversationRow> {
   const unique = [...new Set(labels)];
-  return mutateConversation(deps.pool, cause, accountId, displayId, (tx, conv) => changeConversation(tx, cause, conv, { labels: unique }));
+  return mutateConversation(deps.pool, cause, accountId, displayId, (tx, conv) => changeConversation(tx, cause, conv, { labels: unique }, LAST));
 }
 
 export async function setMuted(deps: ConversationDeps, cause: Cause, accountId: number, displayId: number, muted: boolean): Promise<ConversationRow> {
   // Chatwoot's mute! resolves the conversation too; unmute only lifts the mute.
   const patch: ConversationPatch = muted ? { muted: true, status: 'resolved' } : { muted: false };
-  return mutateConversation(deps.pool, cause, accountId, displayId, (tx, conv) => changeConversation(tx, cause, conv, patch));
+  return mutateConversation(deps.pool, cause, accountId, displayId, (tx, conv) => changeConversation(tx, cause, conv, patch, LAST));
 }
 
 /**
@@ -319,7 +322,7 @@ export async function assign(
     const id = input.assignee_id ?? null;
     const agent = id === null ? null : await requireAgent(deps, ctx, accountId, id, 'assignee_id');
     const conversation = await mutateConversation(deps.pool, cause, accountId, displayId, (tx, conv) =>
-      changeConversation(tx, cause, conv, { assignee_id: id }, { names: { assignee: agent?.name ?? null } }),
+      changeConversation(tx, cause, conv, { assignee_id: id }, { names: { assignee: agent?.name ?? null }, last: true }),
     );
     return { conversation, answer: id === null ? null : agentPartial(agent ?? undefined, id) };
   }
@@ -328,7 +331,7 @@ export async function assign(
     const team = id === null ? null : await requireTeam(deps, ctx, accountId, id, 'team_id');
     const conversation = await mutateConversation(deps.pool, cause, accountId, displayId, async (tx, conv) => {
       const previous = conv.team_id === null ? null : ((await deps.projections.team(ctx, accountId, conv.team_id))?.name ?? null);
-      return changeConversation(tx, cause, conv, { team_id: id }, { names: { team: team?.name ?? null, previousTeam: previous } });
+      return changeConversation(tx, cause, conv, { team_id: id }, { names: { team: team?.name ?? null, previousTeam: previous }, last: true });
     });
     return {
       conversation,

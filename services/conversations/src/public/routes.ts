@@ -93,7 +93,7 @@ export const publicRoutes = [
       // Chatwoot: a contact can only resolve; an already resolved conversation stays as it is.
       const { scope, value: conv } = await mutatePublicConversation(deps, ctx, params, async (tx, c, scope) => {
         if (c.status === 'resolved') return c;
-        return changeConversation(tx, { ctx: scope.ctx }, c, { status: 'resolved' }, { statusActivity: `Conversation was resolved by ${capitalise(scope.contact.name)}` });
+        return changeConversation(tx, { ctx: scope.ctx }, c, { status: 'resolved' }, { statusActivity: `Conversation was resolved by ${capitalise(scope.contact.name)}`, last: true });
       });
       return present(deps, scope, conv);
     },
