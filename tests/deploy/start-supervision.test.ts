@@ -106,7 +106,8 @@ describe('scripts/start.js', () => {
     await waitFor(() => pids('contacts').length === 2, { timeoutMs: 30_000, what: `contacts to be started again:\n${out}` });
     expect(out).toContain('[start] contacts exited (SIGKILL); restarting in 1s');
     await waitFor(() => ready(3002 + offset), { timeoutMs: 60_000, intervalMs: 500, what: 'the restarted contacts to be ready' });
-    expect(alive(gateway)).toBe(true);
+    // The supervisor's output (each service's warnings and a crash's stack) says why, if not.
+    if (!alive(gateway)) throw new Error(`the gateway (pid ${gateway}) is gone; the supervisor's output:\n${out}`);
     expect(pids('gateway')).toHaveLength(1);
     expect(proc.exitCode).toBeNull();
 
