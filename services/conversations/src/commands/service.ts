@@ -1,10 +1,10 @@
-import { NotFoundError, ValidationError, prepared, withTransaction, withTransactionFrom, type PoolClient, type RequestContext } from '@parley/shared';
+import { ValidationError, prepared, type RequestContext } from '@parley/shared';
 import type { ConversationRow } from '../common/rows';
 import { priorityValue } from '../common/rows';
 import { conversationSnapshot } from '../common/snapshots';
 import { changeConversation, type Cause } from '../conversations/changes';
-import { findConversation, lockConversationSql, type ConversationPatch } from '../conversations/repository';
-import type { ConversationDeps } from '../conversations/service';
+import type { ConversationPatch } from '../conversations/repository';
+import { mutateConversation, type ConversationDeps } from '../conversations/service';
 import { createMessage } from '../messages/service';
 import type { Command, CommandInput } from './schemas';
 
@@ -35,17 +35,13 @@ export async function runCommand(
       throw ValidationError.field('command.team_id', 'is not a team of this account', 'not_found');
     }
   }
-  const run = async (tx: PoolClient, conv: ConversationRow | undefined) => {
-    if (!conv) throw new NotFoundError('Conversation', 'conversation_id');
+  // The lock goes with the BEGIN, as a request's does (a rule sees every conversation of its account).
+  return mutateConversation(deps.pool, cause, accountId, displayId, async (tx, conv) => {
     const receipt = await tx.query(insertReceipt([accountId, input.idempotency_key, conv.id, command.type]));
     if (receipt.rowCount === 0) return { applied: false, conversation: conversationSnapshot(conv) };
     const after = await apply(tx, cause, conv, command);
     return { applied: true, conversation: conversationSnapshot(after) };
-  };
-  // The lock goes with the BEGIN (one round trip fewer), as a request's does.
-  const lock = lockConversationSql(accountId, displayId);
-  if (lock === null) return withTransaction(deps.pool, async (tx) => run(tx, (await findConversation(tx, accountId, displayId, { forUpdate: true })) ?? undefined));
-  return withTransactionFrom<ConversationRow, { applied: boolean; conversation: Record<string, unknown> }>(deps.pool, lock, (tx, { rows }) => run(tx, rows[0]));
+  });
 }
 
 const insertReceipt = prepared(

@@ -59,9 +59,16 @@ async function resolveScopeIn(deps: ScopeDeps, ctx: RequestContext, inbox: Inbox
     inbox,
     contact,
     contactInbox,
-    ctx: { ...ctx, accountId: inbox.account_id, actor: { type: 'contact', id: contact.id, name: contact.name ?? null } },
+    ctx: contactContext(ctx, inbox, contact),
   };
 }
+
+/** The request context with the inbox's account and the contact as actor. */
+const contactContext = (ctx: RequestContext, inbox: InboxRow, contact: ContactSnapshot): RequestContext => ({
+  ...ctx,
+  accountId: inbox.account_id,
+  actor: { type: 'contact', id: contact.id, name: contact.name ?? null },
+});
 
 /**
  * A request about one conversation mostly names the contact inbox the conversation was started
@@ -115,7 +122,7 @@ async function scopeFromRow(
       inbox,
       contact,
       contactInbox: { id: conversation.contact_inbox_id, source_id: sourceId, hmac_verified: false },
-      ctx: { ...ctx, accountId: inbox.account_id, actor: { type: 'contact', id: contact.id, name: contact.name ?? null } },
+      ctx: contactContext(ctx, inbox, contact),
     },
   };
 }
