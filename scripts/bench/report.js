@@ -796,6 +796,18 @@ the scenario).
     reports 0.9, automation 0.45, the relay 0.35): 1.8 of the two cores at 200/s. \`REALTIME_FLUSH_MS\` 40
     against 20, alternately, did not separate (p99 383 and 217 against 307 and 189 ms); two replicas of 500
     subscribers each were slower (p99 426-545 ms), the same work spread on cores that were already busy.
+  - 2026-11-29, 13:30-13:45 UTC, a slow host (bare node:http 0.043-0.054 CPU ms): each socket's frames of a
+    read framed in a region of one reused slab (\`FrameSlab\`, services/realtime/src/cable/server.ts) instead
+    of a fresh buffer a socket (past Node's 4 KB pool: an allocation and its garbage collection each). Two
+    replicas side by side beside a \`pnpm start\` stack, the code before on one and after on the other, 1,000
+    subscribers each, \`BENCH_CABLE_ONLY=log\` at 100/s for 10 s (sockets alternating between them, the
+    order of the two swapped for the last two runs), CPU from each replica's /proc over the whole run
+    (subscribing included): 826, 804, 760, 757, 782 ticks before against 700, 607, 587, 601, 582 after
+    (-22% on average); every socket got every frame once and in order in every run. In a microbenchmark
+    of 1,000 loopback sockets, a write of four 1.2 KB frames cost 9.1-9.8 µs of JavaScript with a fresh
+    buffer and 5.4-7.6 with the slab. Tried and dropped the same hour: serializing a listed conversation's
+    last message once for its two places in the list's answer (it is the same object): 0.25-0.40 ms for a
+    page of 25 against 0.23-0.35 with \`JSON.stringify\` of the whole page (the splicing costs what it saves).
   - These latencies are the machine's queueing, not the channel's: re-run with a free core for realtime and
     the load generator elsewhere (\`CABLE_URL\`, \`BENCH_DATABASE_URL\`, \`BENCH_CABLE_ONLY=idle,outbox,api\`).
 - Query plans of the conversation list and \`q\` search on 100k conversations are in the conversations

@@ -1,5 +1,5 @@
 import * as ws from 'ws';
-import { headerLength, writeTextHeader } from '../src/cable/server';
+import { FrameSlab, headerLength, writeTextHeader, type RawSocket } from '../src/cable/server';
 
 /** `ws`'s frame writer (exported by the package, not in its typings). */
 const { Sender } = ws as unknown as { Sender: { frame(data: Buffer, options: Record<string, unknown>): Buffer[] } };
@@ -11,5 +11,54 @@ describe('event frame headers', () => {
     const out = Buffer.alloc(headerLength(n));
     expect(writeTextHeader(out, 0, n)).toBe(out.length);
     expect(out).toEqual(wsHeader);
+  });
+});
+
+/** A socket whose writes either leave at once or stay queued (holding the buffer), as the test says. */
+class FakeSocket implements RawSocket {
+  writableLength = 0;
+  readonly held: Array<{ out: Buffer; bytes: Buffer }> = [];
+  constructor(private readonly keeps: boolean) {}
+  write(out: Buffer): boolean {
+    if (this.keeps) {
+      this.held.push({ out, bytes: Buffer.from(out) });
+      this.writableLength += out.length;
+    }
+    return true;
+  }
+}
+
+describe('FrameSlab', () => {
+  const send = (slab: FrameSlab, socket: FakeSocket, size: number, fill: number): Buffer => {
+    const out = slab.take(socket, size);
+    out.fill(fill);
+    socket.write(out);
+    slab.sent(socket, out);
+    return out;
+  };
+
+  it('when writes leave at once, then every socket is framed in the same region', () => {
+    const slab = new FrameSlab(4096);
+    const first = send(slab, new FakeSocket(false), 300, 1);
+    for (let i = 0; i < 50; i++) {
+      const out = send(slab, new FakeSocket(false), 300, i);
+      expect(out.buffer).toBe(first.buffer);
+      expect(out.byteOffset).toBe(first.byteOffset);
+    }
+  });
+
+  it('when some writes stay queued, then what they hold is never written over, whatever comes after', () => {
+    const slab = new FrameSlab(4096);
+    const slow = [new FakeSocket(true), new FakeSocket(true), new FakeSocket(true)];
+    let fill = 0;
+    for (let i = 0; i < 400; i++) {
+      const socket = i % 7 === 0 ? (slow[i % 3] as FakeSocket) : new FakeSocket(false);
+      send(slab, socket, 100 + ((i * 37) % 400), ++fill % 256);
+    }
+    // A socket with writes queued gets a buffer of its own; a region it held stays as it was written.
+    for (const socket of slow) {
+      expect(socket.held.length).toBeGreaterThan(10);
+      for (const { out, bytes } of socket.held) expect(out.equals(bytes)).toBe(true);
+    }
   });
 });
