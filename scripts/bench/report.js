@@ -796,7 +796,7 @@ the scenario).
     reports 0.9, automation 0.45, the relay 0.35): 1.8 of the two cores at 200/s. \`REALTIME_FLUSH_MS\` 40
     against 20, alternately, did not separate (p99 383 and 217 against 307 and 189 ms); two replicas of 500
     subscribers each were slower (p99 426-545 ms), the same work spread on cores that were already busy.
-  - 2026-11-29, 13:30-13:45 UTC, a slow host (bare node:http 0.043-0.054 CPU ms): each socket's frames of a
+  - 2026-11-29, 12:35-12:45 UTC, a slow host (bare node:http 0.043-0.054 CPU ms): each socket's frames of a
     read framed in a region of one reused slab (\`FrameSlab\`, services/realtime/src/cable/server.ts) instead
     of a fresh buffer a socket (past Node's 4 KB pool: an allocation and its garbage collection each). Two
     replicas side by side beside a \`pnpm start\` stack, the code before on one and after on the other, 1,000
