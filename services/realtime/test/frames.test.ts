@@ -1,3 +1,4 @@
+import net from 'node:net';
 import * as ws from 'ws';
 import { FrameSlab, headerLength, writeTextHeader, type RawSocket } from '../src/cable/server';
 
@@ -59,6 +60,54 @@ describe('FrameSlab', () => {
     for (const socket of slow) {
       expect(socket.held.length).toBeGreaterThan(10);
       for (const { out, bytes } of socket.held) expect(out.equals(bytes)).toBe(true);
+    }
+  });
+});
+
+describe('FrameSlab on real sockets', () => {
+  it('when a peer stops reading and its writes stay queued while another peer reads, then both receive exactly the bytes framed for them', async () => {
+    const server = net.createServer();
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    const { port } = server.address() as net.AddressInfo;
+    const accepted: net.Socket[] = [];
+    server.on('connection', (s) => accepted.push(s));
+    const received = [[], []] as Buffer[][];
+    const clients = [0, 1].map((k) => {
+      const c = net.connect(port, '127.0.0.1');
+      c.on('data', (d: Buffer) => received[k]!.push(d));
+      return c;
+    });
+    try {
+      await new Promise((r) => setTimeout(r, 200));
+      expect(accepted).toHaveLength(2);
+      const [stalled, reading] = clients as [net.Socket, net.Socket];
+      stalled.pause();
+      const slab = new FrameSlab(64 * 1024);
+      const expected = [[], []] as Buffer[][];
+      let n = 0;
+      // Until the stalled peer's socket holds writes of its own (its kernel buffers full), and well after.
+      for (let round = 0; round < 4000 && (accepted[0]!.writableLength === 0 || round < 400); round++) {
+        for (let k = 0; k < 2; k++) {
+          const socket = accepted[k]!;
+          const size = 2000 + ((round * 131 + k * 17) % 6000);
+          const out = slab.take(socket, size);
+          out.fill(++n % 251);
+          out.writeUInt32BE(n, 0);
+          expected[k]!.push(Buffer.from(out));
+          socket.write(out);
+          slab.sent(socket, out);
+        }
+        if (round % 50 === 0) await new Promise((r) => setImmediate(r));
+      }
+      expect(accepted[0]!.writableLength).toBeGreaterThan(0);
+      stalled.resume();
+      const total = expected.map((e) => e.reduce((a, b) => a + b.length, 0));
+      for (let waited = 0; waited < 200 && received.some((r, k) => r.reduce((a, b) => a + b.length, 0) < total[k]!); waited++) await new Promise((r) => setTimeout(r, 50));
+      for (const k of [0, 1]) expect(Buffer.concat(received[k]!).equals(Buffer.concat(expected[k]!))).toBe(true);
+    } finally {
+      for (const c of clients) c.destroy();
+      for (const s of accepted) s.destroy();
+      await new Promise((r) => server.close(r));
     }
   });
 });
