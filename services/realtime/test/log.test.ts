@@ -1,7 +1,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { createRedis, type Redis } from '@parley/shared';
 import { infra } from '@parley/testkit';
-import { compareIds, StreamLog, type StreamEntry } from '../src/streams/log';
+import { compareIds, isAfter, StreamLog, type StreamEntry } from '../src/streams/log';
 
 /** The stream log against a real Redis: appends once per event, trims, and knows when a resume has a gap. */
 describe('StreamLog (Redis Streams)', () => {
@@ -104,5 +104,11 @@ describe('StreamLog (Redis Streams)', () => {
     expect(compareIds('0010-0', '9-0')).toBe(1);
     expect(compareIds('10-01', '10-1')).toBe(0);
     expect(compareIds('10-002', '10-10')).toBe(-1);
+  });
+
+  it('when subscribers with different cursors ask whether an entry comes after theirs, then each gets the answer for its own cursor, the kept one included', () => {
+    const e: StreamEntry = { id: '1700000000000-2', body: { kind: 'event', event: 'x', data: {} } };
+    const asked = ['1700000000000-1', '1700000000000-1', '1700000000000-3', '1700000000000-2', '999-0', '1700000000000-10', '1700000000000-1'];
+    expect(asked.map((cursor) => isAfter(e, cursor))).toEqual([true, true, false, false, true, false, true]);
   });
 });

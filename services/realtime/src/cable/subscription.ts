@@ -1,6 +1,6 @@
 import type { Grant } from '../auth/grants';
 import type { StreamHub, StreamListener } from '../streams/hub';
-import { compareIds, type EntryBody, type StreamEntry, type StreamLog } from '../streams/log';
+import { compareIds, isAfter, type EntryBody, type StreamEntry, type StreamLog } from '../streams/log';
 
 /** What a subscription sends through its connection. */
 export interface SubscriptionOutput {
@@ -72,7 +72,7 @@ export class Subscription implements StreamListener {
   private handle(entries: StreamEntry[]): void {
     for (const e of entries) {
       if (this.closed) return;
-      if (compareIds(e.id, this.cursor) <= 0) continue;
+      if (!isAfter(e, this.cursor)) continue;
       const previous = this.cursor;
       this.cursor = e.id;
       if (e.body.kind === 'control' && e.body.action === 'genesis') {

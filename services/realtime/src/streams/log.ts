@@ -36,6 +36,23 @@ export interface StreamEntry {
   body: EntryBody;
   /** An event's `message` of the data frame (`{event, data, id}`) as UTF-8, made once for all its subscribers. */
   message?: Buffer;
+  /** The cursor `isAfter` was last asked about, and its answer. */
+  lastCursor?: string;
+  afterLastCursor?: boolean;
+}
+
+/**
+ * Whether the entry comes after a subscriber's cursor. Every subscriber of a stream asks, and the
+ * live ones share their cursor (the entry before this one, the same string): the answer for the
+ * last cursor asked is kept on the entry, so a thousand subscribers compare the ids once, not a
+ * thousand times (5% of the replica's time at 1,000 subscribers, docs/benchmarks.md).
+ */
+export function isAfter(e: StreamEntry, cursor: string): boolean {
+  if (e.lastCursor !== cursor) {
+    e.lastCursor = cursor;
+    e.afterLastCursor = compareIds(e.id, cursor) > 0;
+  }
+  return e.afterLastCursor === true;
 }
 
 const STREAM_ID = /^(\d{1,20})-(\d{1,20})$/;
@@ -45,19 +62,25 @@ export function isStreamId(s: string): boolean {
 }
 
 /** Orders two decimal integers written without leading zeros: by length, then digit by digit. */
-function compareDigits(a: string, b: string): number {
-  if (a.length !== b.length) return a.length < b.length ? -1 : 1;
-  return a < b ? -1 : a > b ? 1 : 0;
+/** Orders the numbers written (without leading zeros) in a[a0, a1) and b[b0, b1), reading them in place. */
+function compareDigits(a: string, a0: number, a1: number, b: string, b0: number, b1: number): number {
+  const n = a1 - a0;
+  if (n !== b1 - b0) return n < b1 - b0 ? -1 : 1;
+  for (let i = 0; i < n; i++) {
+    const d = a.charCodeAt(a0 + i) - b.charCodeAt(b0 + i);
+    if (d !== 0) return d < 0 ? -1 : 1;
+  }
+  return 0;
 }
 
-/** Orders two stream ids (`<ms>-<seq>`): once per entry and subscriber, so without BigInt when it can. */
+/** Orders two stream ids (`<ms>-<seq>`): without BigInt or a slice when it can. */
 export function compareIds(a: string, b: string): number {
   if (a === b) return 0;
   const ai = a.indexOf('-');
   const bi = b.indexOf('-');
   // Redis writes no leading zeros; a client's id might (`0001-0`): then the slow path.
   if (ai > 0 && bi > 0 && (a[0] !== '0' || ai === 1) && (b[0] !== '0' || bi === 1) && (a[ai + 1] !== '0' || a.length === ai + 2) && (b[bi + 1] !== '0' || b.length === bi + 2)) {
-    return compareDigits(a.slice(0, ai), b.slice(0, bi)) || compareDigits(a.slice(ai + 1), b.slice(bi + 1));
+    return compareDigits(a, 0, ai, b, 0, bi) || compareDigits(a, ai + 1, a.length, b, bi + 1, b.length);
   }
   const [am = '0', as = '0'] = a.split('-');
   const [bm = '0', bs = '0'] = b.split('-');
