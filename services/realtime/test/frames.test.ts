@@ -80,7 +80,7 @@ describe('FrameSlab on real sockets', () => {
     try {
       await new Promise((r) => setTimeout(r, 200));
       expect(accepted).toHaveLength(2);
-      const [stalled, reading] = clients as [net.Socket, net.Socket];
+      const stalled = clients[0] as net.Socket;
       stalled.pause();
       const slab = new FrameSlab(64 * 1024);
       const expected = [[], []] as Buffer[][];

@@ -77,8 +77,9 @@ const socketOf = (ws: WebSocket): RawSocket | undefined => (ws as unknown as { _
  * after it) until the slab is replaced, and a socket with writes queued already gets a buffer of
  * its own. This rests on `ws`'s socket being a `net.Socket` (the HTTP server's upgrade): Node
  * counts a write in `writableLength` until no part of it is referenced any more (a stream that
- * kept a chunk and answered at once, an in-memory pipe, would break it). A fresh buffer a socket a tick, past Node's 4 KB pool, cost its allocation and its
- * garbage collection: about 3 of 9 µs of JavaScript a write (docs/benchmarks.md, issue 14).
+ * kept a chunk and answered at once, an in-memory pipe, would break it). A fresh buffer a socket
+ * a tick, past Node's 4 KB pool, cost its allocation and its garbage collection: about 3 of 9 µs
+ * of JavaScript a write (docs/benchmarks.md, issue 14).
  */
 export class FrameSlab {
   private slab: Buffer;

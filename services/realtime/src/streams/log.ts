@@ -61,8 +61,7 @@ export function isStreamId(s: string): boolean {
   return STREAM_ID.test(s);
 }
 
-/** Orders two decimal integers written without leading zeros: by length, then digit by digit. */
-/** Orders the numbers written (without leading zeros) in a[a0, a1) and b[b0, b1), reading them in place. */
+/** Orders the decimal integers written without leading zeros in a[a0, a1) and b[b0, b1): by length, then digit by digit, in place. */
 function compareDigits(a: string, a0: number, a1: number, b: string, b0: number, b1: number): number {
   const n = a1 - a0;
   if (n !== b1 - b0) return n < b1 - b0 ? -1 : 1;
