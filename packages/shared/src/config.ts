@@ -42,6 +42,14 @@ export const baseConfigSchema = z.object({
    * goes at once. The most it adds to an event's way to its consumers.
    */
   OUTBOX_FLUSH_MS: z.coerce.number().int().min(0).max(1000).default(25),
+  /**
+   * How long the kernel's tables keep a row (KernelPruner, src/retention.ts): a published outbox
+   * row, and a consumer's dedupe record of an event (a copy of the event arriving later would be
+   * handled again), and how often the pruner runs.
+   */
+  OUTBOX_RETENTION_HOURS: z.coerce.number().int().min(1).default(72),
+  PROCESSED_EVENTS_RETENTION_HOURS: z.coerce.number().int().min(1).default(168),
+  KERNEL_PRUNE_INTERVAL_MS: z.coerce.number().int().min(1000).default(600_000),
   CONSUMER_MAX_ATTEMPTS: z.coerce.number().int().min(1).max(50).default(5),
   SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().min(100).default(10_000),
   /**

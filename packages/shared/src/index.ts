@@ -8,6 +8,7 @@ export * from './db';
 export * from './migrate';
 export * from './amqp';
 export * from './outbox';
+export * from './retention';
 export * from './consumer';
 export * from './health';
 export * from './internal-client';

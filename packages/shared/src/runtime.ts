@@ -16,6 +16,10 @@ import { healthRouter } from './health';
 import { createAppServer, createBaseApp, finishApp, jsonBody, requireInternalContext } from './http';
 import { installRouteTemplateHook, serverPort, ServiceMetrics, startMetricsServer } from './metrics';
 import { shutdownTracing } from './tracing';
+import { KernelPruner } from './retention';
+import type { Worker } from './worker';
+
+export { PeriodicWorker, type Worker } from './worker';
 
 export interface ServiceDeps<C extends BaseConfig = BaseConfig> {
   service: string;
@@ -39,56 +43,6 @@ export type ConsumerSpec = {
   /** Events that need no handling at all are acked without a transaction (EventConsumer's `wants`). */
   wants?: (event: EventEnvelope) => boolean;
 } & ({ handle: EventHandler; batch?: never } | { batch: BatchOptions; handle?: never });
-
-export interface Worker {
-  start(): void | Promise<void>;
-  stop(): Promise<void>;
-}
-
-/**
- * A worker that runs `tick()` every `intervalMs` after the previous tick ended (never two at
- * once), logs a failed tick and goes on; `stop()` waits for a tick in progress. The timer does
- * not keep the process alive.
- */
-export abstract class PeriodicWorker implements Worker {
-  private timer: NodeJS.Timeout | null = null;
-  private running: Promise<void> | null = null;
-  protected stopped = false;
-
-  constructor(
-    protected readonly log: Logger,
-    private readonly intervalMs: number,
-    /** What a failed tick is logged as (`<what> failed`). */
-    private readonly what: string,
-  ) {}
-
-  protected abstract tick(): Promise<unknown>;
-
-  start(): void {
-    this.stopped = false;
-    this.schedule();
-  }
-
-  private schedule(): void {
-    if (this.stopped) return;
-    this.timer = setTimeout(() => {
-      this.running = this.tick()
-        .then(() => undefined)
-        .catch((err: unknown) => this.log.warn({ err: (err as Error).message }, `${this.what} failed`))
-        .finally(() => {
-          this.running = null;
-          this.schedule();
-        });
-    }, this.intervalMs);
-    this.timer.unref();
-  }
-
-  async stop(): Promise<void> {
-    this.stopped = true;
-    if (this.timer) clearTimeout(this.timer);
-    await this.running;
-  }
-}
 
 export interface ServiceDefinition<C extends BaseConfig = BaseConfig> {
   /** Service name; also its schema and the prefix of its queues. */
@@ -209,7 +163,8 @@ export async function bootService<C extends BaseConfig>(def: ServiceDefinition<C
   // (the outbox holds events meanwhile and /readyz says not ready).
   await amqp.connect().catch(() => amqp.start());
   relay.start();
-  const workers = def.workers?.(deps) ?? [];
+  const retention = { outboxHours: config.OUTBOX_RETENTION_HOURS, processedEventsHours: config.PROCESSED_EVENTS_RETENTION_HOURS };
+  const workers = [...(def.workers?.(deps) ?? []), new KernelPruner({ pool, log, metrics }, retention, config.KERNEL_PRUNE_INTERVAL_MS)];
   for (const w of workers) await w.start();
 
   const app = def.createApp(deps);

@@ -1,0 +1,101 @@
+import type { Pool } from 'pg';
+import type { Logger } from './logger';
+import type { ServiceMetrics } from './metrics';
+import { PeriodicWorker } from './worker';
+
+export interface KernelRetention {
+  /** Hours a published outbox row is kept after its publish. */
+  outboxHours: number;
+  /** Hours a consumer's `processed_events` row (its dedupe record of an event) is kept. */
+  processedEventsHours: number;
+}
+
+export interface PruneOptions {
+  /** Rows a statement deletes at most (each is one short transaction). */
+  batch?: number;
+  /** Statements a table gets at most per run; what is left waits for the next run. */
+  maxBatches?: number;
+}
+
+/**
+ * Published outbox rows past the retention, among the `batch` oldest rows after id `$3` (ids
+ * follow the order rows were written, and the relay publishes in that order). A row not yet
+ * published is never deleted, however old (the broker may have been away): the batch deletes
+ * those around it. Answers the rows deleted and the last id read, where the next batch starts
+ * (so it does not walk again over the index entries of the rows just deleted).
+ */
+const PRUNE_OUTBOX = `WITH oldest AS (SELECT id, published_at FROM outbox WHERE id > $3 ORDER BY id LIMIT $2),
+  gone AS (DELETE FROM outbox o USING oldest
+            WHERE o.id = oldest.id AND oldest.published_at IS NOT NULL AND oldest.published_at < now() - $1 * interval '1 hour'
+        RETURNING o.id)
+  SELECT (SELECT count(*) FROM gone)::int AS deleted, (SELECT max(id) FROM oldest)::text AS last`;
+
+/**
+ * The `batch` oldest dedupe records past the retention from time `$3` on, by their time index
+ * (kernel migration 004). Answers the rows deleted and the latest time among them (as text: a
+ * JavaScript Date would lose its microseconds), where the next batch starts.
+ */
+const PRUNE_PROCESSED = `WITH gone AS (
+    DELETE FROM processed_events WHERE ctid = ANY (ARRAY(
+      SELECT ctid FROM processed_events WHERE processed_at >= $3::timestamptz AND processed_at < now() - $1 * interval '1 hour'
+       ORDER BY processed_at LIMIT $2))
+    RETURNING processed_at)
+  SELECT count(*)::int AS deleted, max(processed_at)::text AS last FROM gone`;
+
+/**
+ * Deletes, in batches, what the kernel's tables no longer need: published outbox rows and
+ * consumers' dedupe records past their retention. Without it both grow by every event for as
+ * long as the service runs (an outbox row holds the whole envelope). Answers the rows deleted.
+ *
+ * What the retention gives up: a copy of an event that arrives after its dedupe record is gone
+ * would be handled again. Copies come from a redelivery (a consumer that committed and died
+ * before its ack: the broker redelivers when its channel closes) or a relay that published and
+ * died before its commit (it publishes the row again when it is back): minutes, or as long as
+ * the service stays down. The default of a week is well past both; the handlers that must never
+ * apply an event twice also keep a unique event id of their own (reports' facts, audit entries).
+ */
+export async function pruneKernelTables(pool: Pool, retention: KernelRetention, opts: PruneOptions = {}): Promise<{ outbox: number; processedEvents: number }> {
+  const batch = opts.batch ?? 5000;
+  const maxBatches = opts.maxBatches ?? 200;
+  const drain = async (sql: string, hours: number, from: string, more: (deleted: number) => boolean): Promise<number> => {
+    let total = 0;
+    let after = from;
+    for (let i = 0; i < maxBatches; i++) {
+      const row = (await pool.query<{ deleted: number; last: string | null }>(sql, [hours, batch, after])).rows[0];
+      const deleted = row?.deleted ?? 0;
+      total += deleted;
+      if (!more(deleted) || row?.last == null) break;
+      after = row.last;
+    }
+    return total;
+  };
+  // The outbox: until a batch deletes nothing (one that deletes fewer rows than it read may have
+  // kept an unpublished row among them, and the rows after it may still be past the retention).
+  const outbox = await drain(PRUNE_OUTBOX, retention.outboxHours, '0', (n) => n > 0);
+  // processed_events: a batch that deletes fewer than it may has taken the last of them.
+  const processedEvents = await drain(PRUNE_PROCESSED, retention.processedEventsHours, '-infinity', (n) => n === batch);
+  return { outbox, processedEvents };
+}
+
+/**
+ * Runs `pruneKernelTables` every `intervalMs` in every service (bootService starts it; the
+ * first run is one interval after start-up, away from the start's own load). Replicas may run
+ * it at once: their deletes share the rows (a row another deleted is skipped).
+ */
+export class KernelPruner extends PeriodicWorker {
+  constructor(
+    private readonly deps: { pool: Pool; log: Logger; metrics?: ServiceMetrics },
+    private readonly retention: KernelRetention,
+    intervalMs: number,
+    private readonly opts: PruneOptions = {},
+  ) {
+    super(deps.log, intervalMs, 'pruning the outbox and processed_events');
+  }
+
+  protected async tick(): Promise<void> {
+    const pruned = await pruneKernelTables(this.deps.pool, this.retention, this.opts);
+    this.deps.metrics?.kernelPruned.inc({ table: 'outbox' }, pruned.outbox);
+    this.deps.metrics?.kernelPruned.inc({ table: 'processed_events' }, pruned.processedEvents);
+    if (pruned.outbox + pruned.processedEvents > 0) this.deps.log.info(pruned, 'pruned the outbox and processed_events');
+  }
+}

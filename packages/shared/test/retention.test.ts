@@ -1,0 +1,93 @@
+import { randomUUID } from 'node:crypto';
+import { createLogger, createPool, KernelPruner, migrateService, pruneKernelTables, ServiceMetrics, serviceDatabaseUrl, type Pool } from '../src';
+import { createTestEnv, waitFor, type TestEnv } from '@parley/testkit';
+
+const log = createLogger('retention-test', 'silent');
+const SERVICE = 'retentiontest';
+const RETENTION = { outboxHours: 72, processedEventsHours: 168 };
+
+describe('kernel retention: the outbox and processed_events against real Postgres', () => {
+  let env: TestEnv;
+  let pool: Pool;
+
+  beforeAll(async () => {
+    env = await createTestEnv();
+    await migrateService({ adminUrl: env.db.url, service: SERVICE, rolePassword: env.config.DB_ROLE_PASSWORD, migrationsDir: '/nonexistent', log });
+    pool = createPool(serviceDatabaseUrl(env.db.url, SERVICE, env.config.DB_ROLE_PASSWORD), SERVICE, 3);
+  });
+
+  beforeEach(async () => {
+    await pool.query('TRUNCATE outbox, processed_events');
+  });
+
+  afterAll(async () => {
+    await pool?.end();
+    await env?.close();
+  });
+
+  /** An outbox row written `ageHours` ago, published `publishedHoursAgo` ago (null: not yet). */
+  async function outboxRow(note: string, ageHours: number, publishedHoursAgo: number | null): Promise<void> {
+    await pool.query(
+      `INSERT INTO outbox (event_id, routing_key, payload, created_at, published_at)
+       VALUES ($1, 'label.created', $2, now() - $3 * interval '1 hour', now() - $4 * interval '1 hour')`,
+      [randomUUID(), JSON.stringify({ note }), ageHours, publishedHoursAgo],
+    );
+  }
+
+  async function processed(consumer: string, ageHours: number): Promise<void> {
+    await pool.query(`INSERT INTO processed_events (event_id, consumer, processed_at) VALUES ($1, $2, now() - $3 * interval '1 hour')`, [randomUUID(), consumer, ageHours]);
+  }
+
+  const outboxNotes = async () => (await pool.query<{ note: string }>(`SELECT payload->>'note' AS note FROM outbox ORDER BY id`)).rows.map((r) => r.note);
+  const processedConsumers = async () => (await pool.query<{ consumer: string }>('SELECT consumer FROM processed_events ORDER BY processed_at')).rows.map((r) => r.consumer);
+
+  it('when rows are past their retention, then only published outbox rows and dedupe records older than it go, in batches, and nothing else', async () => {
+    // Oldest first: a row the broker never took (kept however old), published ones past the
+    // retention on both sides of it, one published just inside it, and new ones.
+    await outboxRow('old-published-1', 200, 199);
+    await outboxRow('stuck-unpublished', 200, null);
+    await outboxRow('old-published-2', 190, 189);
+    await outboxRow('old-published-3', 180, 179);
+    await outboxRow('old-published-4', 100, 73);
+    await outboxRow('inside-retention', 100, 71);
+    await outboxRow('new-published', 1, 0);
+    await outboxRow('new-unpublished', 0, null);
+    for (const age of [400, 300, 200, 169]) await processed(`old-${age}`, age);
+    for (const age of [167, 24, 0]) await processed(`kept-${age}`, age);
+
+    // Batches of two: the loop goes on past batches that delete fewer than they read.
+    const pruned = await pruneKernelTables(pool, RETENTION, { batch: 2 });
+
+    expect(pruned).toEqual({ outbox: 4, processedEvents: 4 });
+    expect(await outboxNotes()).toEqual(['stuck-unpublished', 'inside-retention', 'new-published', 'new-unpublished']);
+    expect(await processedConsumers()).toEqual(['kept-167', 'kept-24', 'kept-0']);
+    // Once done, another run finds nothing.
+    expect(await pruneKernelTables(pool, RETENTION, { batch: 2 })).toEqual({ outbox: 0, processedEvents: 0 });
+  });
+
+  it('when a run has more to delete than its batches hold, then it stops there and the next run goes on', async () => {
+    for (let i = 0; i < 5; i++) await processed(`old-${i}`, 200 + i);
+    await processed('kept', 1);
+    expect(await pruneKernelTables(pool, RETENTION, { batch: 2, maxBatches: 1 })).toEqual({ outbox: 0, processedEvents: 2 });
+    expect((await processedConsumers()).length).toBe(4);
+    expect(await pruneKernelTables(pool, RETENTION, { batch: 2 })).toEqual({ outbox: 0, processedEvents: 3 });
+    expect(await processedConsumers()).toEqual(['kept']);
+  });
+
+  it('when the pruner runs as a worker, then it prunes on its interval and counts what it deleted', async () => {
+    await outboxRow('old', 100, 99);
+    await processed('old', 200);
+    await processed('kept', 1);
+    const metrics = new ServiceMetrics(SERVICE);
+    const pruner = new KernelPruner({ pool, log, metrics }, RETENTION, 50);
+    pruner.start();
+    try {
+      await waitFor(async () => (await outboxNotes()).length === 0 && (await processedConsumers()).length === 1);
+    } finally {
+      await pruner.stop();
+    }
+    const text = await metrics.registry.metrics();
+    expect(text).toMatch(/parley_kernel_pruned_rows_total\{table="outbox",service="retentiontest"\} 1/);
+    expect(text).toMatch(/parley_kernel_pruned_rows_total\{table="processed_events",service="retentiontest"\} 1/);
+  });
+});
