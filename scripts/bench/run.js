@@ -622,7 +622,7 @@ async function phase(label, databaseUrl, sizes, result, measure) {
     for (const schema of fs.readdirSync(path.join(root, 'services'))) {
       await db.query(`SET search_path = "${schema}"`);
       const pruned = await pruneKernelTables(db, { outboxHours: kernel.OUTBOX_RETENTION_HOURS, processedEventsHours: kernel.PROCESSED_EVENTS_RETENTION_HOURS }).catch((err) => ({ error: err.message }));
-      if (pruned.error || pruned.outbox + pruned.processedEvents > 0) log(`  ${schema}: pruned ${JSON.stringify(pruned)}`);
+      if (pruned.error || Object.values(pruned).some((n) => n > 0)) log(`  ${schema}: pruned ${JSON.stringify(pruned)}`);
     }
     await db.query('RESET search_path');
     // What autovacuum does on a production server (this machine's has it off): the visibility map

@@ -1,4 +1,4 @@
-import type { Pool } from 'pg';
+import { escapeIdentifier, type Pool } from 'pg';
 import type { Logger } from './logger';
 import type { ServiceMetrics } from './metrics';
 import { PeriodicWorker } from './worker';
@@ -8,6 +8,16 @@ export interface KernelRetention {
   outboxHours: number;
   /** Hours a consumer's `processed_events` row (its dedupe record of an event) is kept. */
   processedEventsHours: number;
+}
+
+/**
+ * A service table of dedupe records (or the like) kept for a time: its rows whose `column` (a
+ * timestamptz with a btree index) is older than `hours` are deleted with the kernel's own.
+ */
+export interface TimedTable {
+  table: string;
+  column: string;
+  hours: number;
 }
 
 export interface PruneOptions {
@@ -31,21 +41,26 @@ const PRUNE_OUTBOX = `WITH oldest AS (SELECT id, published_at FROM outbox WHERE 
   SELECT (SELECT count(*) FROM gone)::int AS deleted, (SELECT max(id) FROM oldest)::text AS last`;
 
 /**
- * The `batch` oldest dedupe records past the retention from time `$3` on, by their time index
- * (kernel migration 004). Answers the rows deleted and the latest time among them (as text: a
- * JavaScript Date would lose its microseconds), where the next batch starts.
+ * The `batch` oldest rows of a timed table past the retention from time `$3` on, by the index on
+ * its time column (processed_events: kernel migration 004). Answers the rows deleted and the
+ * latest time among them (as text: a JavaScript Date would lose its microseconds), where the next
+ * batch starts (so it does not walk again over the index entries of the rows just deleted).
  */
-const PRUNE_PROCESSED = `WITH gone AS (
-    DELETE FROM processed_events WHERE ctid = ANY (ARRAY(
-      SELECT ctid FROM processed_events WHERE processed_at >= $3::timestamptz AND processed_at < now() - $1 * interval '1 hour'
-       ORDER BY processed_at LIMIT $2))
-    RETURNING processed_at)
-  SELECT count(*)::int AS deleted, max(processed_at)::text AS last FROM gone`;
+function pruneOldestSql(table: string, column: string): string {
+  const [t, c] = [escapeIdentifier(table), escapeIdentifier(column)];
+  return `WITH gone AS (
+    DELETE FROM ${t} WHERE ctid = ANY (ARRAY(
+      SELECT ctid FROM ${t} WHERE ${c} >= $3::timestamptz AND ${c} < now() - $1 * interval '1 hour'
+       ORDER BY ${c} LIMIT $2))
+    RETURNING ${c} AS at)
+  SELECT count(*)::int AS deleted, max(at)::text AS last FROM gone`;
+}
 
 /**
  * Deletes, in batches, what the kernel's tables no longer need: published outbox rows and
- * consumers' dedupe records past their retention. Without it both grow by every event for as
- * long as the service runs (an outbox row holds the whole envelope). Answers the rows deleted.
+ * consumers' dedupe records past their retention, and the service's own timed tables (`tables`).
+ * Without it the kernel's two grow by every event for as
+ * long as the service runs (an outbox row holds the whole envelope). Answers the rows deleted, by table.
  *
  * What the retention gives up: a copy of an event that arrives after its dedupe record is gone
  * would be handled again. Copies come from a redelivery (a consumer that committed and died
@@ -54,7 +69,7 @@ const PRUNE_PROCESSED = `WITH gone AS (
  * the service stays down. The default of a week is well past both; the handlers that must never
  * apply an event twice also keep a unique event id of their own (reports' facts, audit entries).
  */
-export async function pruneKernelTables(pool: Pool, retention: KernelRetention, opts: PruneOptions = {}): Promise<{ outbox: number; processedEvents: number }> {
+export async function pruneKernelTables(pool: Pool, retention: KernelRetention, opts: PruneOptions = {}, tables: readonly TimedTable[] = []): Promise<Record<string, number>> {
   const batch = opts.batch ?? 5000;
   const maxBatches = opts.maxBatches ?? 200;
   const drain = async (sql: string, hours: number, from: string, more: (deleted: number) => boolean): Promise<number> => {
@@ -69,12 +84,15 @@ export async function pruneKernelTables(pool: Pool, retention: KernelRetention, 
     }
     return total;
   };
+  const pruned: Record<string, number> = {};
   // The outbox: until a batch deletes nothing (one that deletes fewer rows than it read may have
   // kept an unpublished row among them, and the rows after it may still be past the retention).
-  const outbox = await drain(PRUNE_OUTBOX, retention.outboxHours, '0', (n) => n > 0);
-  // processed_events: a batch that deletes fewer than it may has taken the last of them.
-  const processedEvents = await drain(PRUNE_PROCESSED, retention.processedEventsHours, '-infinity', (n) => n === batch);
-  return { outbox, processedEvents };
+  pruned['outbox'] = await drain(PRUNE_OUTBOX, retention.outboxHours, '0', (n) => n > 0);
+  // Timed tables: a batch that deletes fewer than it may has taken the last of them.
+  for (const t of [{ table: 'processed_events', column: 'processed_at', hours: retention.processedEventsHours }, ...tables]) {
+    pruned[t.table] = await drain(pruneOldestSql(t.table, t.column), t.hours, '-infinity', (n) => n === batch);
+  }
+  return pruned;
 }
 
 /**
@@ -87,15 +105,20 @@ export class KernelPruner extends PeriodicWorker {
     private readonly deps: { pool: Pool; log: Logger; metrics?: ServiceMetrics },
     private readonly retention: KernelRetention,
     intervalMs: number,
+    /** The service's own timed tables (ServiceDefinition's `timedTables`). */
+    private readonly tables: readonly TimedTable[] = [],
     private readonly opts: PruneOptions = {},
   ) {
     super(deps.log, intervalMs, 'pruning the outbox and processed_events');
   }
 
   protected async tick(): Promise<void> {
-    const pruned = await pruneKernelTables(this.deps.pool, this.retention, this.opts);
-    this.deps.metrics?.kernelPruned.inc({ table: 'outbox' }, pruned.outbox);
-    this.deps.metrics?.kernelPruned.inc({ table: 'processed_events' }, pruned.processedEvents);
-    if (pruned.outbox + pruned.processedEvents > 0) this.deps.log.info(pruned, 'pruned the outbox and processed_events');
+    const pruned = await pruneKernelTables(this.deps.pool, this.retention, this.opts, this.tables);
+    let total = 0;
+    for (const [table, n] of Object.entries(pruned)) {
+      this.deps.metrics?.kernelPruned.inc({ table }, n);
+      total += n;
+    }
+    if (total > 0) this.deps.log.info({ pruned }, 'pruned rows past their retention');
   }
 }

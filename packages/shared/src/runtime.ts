@@ -16,7 +16,7 @@ import { healthRouter } from './health';
 import { createAppServer, createBaseApp, finishApp, jsonBody, requireInternalContext } from './http';
 import { installRouteTemplateHook, serverPort, ServiceMetrics, startMetricsServer } from './metrics';
 import { shutdownTracing } from './tracing';
-import { KernelPruner } from './retention';
+import { KernelPruner, type TimedTable } from './retention';
 import type { Worker } from './worker';
 
 export { PeriodicWorker, type Worker } from './worker';
@@ -59,6 +59,8 @@ export interface ServiceDefinition<C extends BaseConfig = BaseConfig> {
   attach?(server: Server, deps: ServiceDeps<C>): ServerAttachment;
   /** Options of the service's Redis client (`createRedis`). */
   redis?: RedisClientOptions;
+  /** Tables of the service's own kept for a time, pruned with the kernel's (src/retention.ts). */
+  timedTables?(config: C): TimedTable[];
 }
 
 export interface ServerAttachment {
@@ -164,7 +166,7 @@ export async function bootService<C extends BaseConfig>(def: ServiceDefinition<C
   await amqp.connect().catch(() => amqp.start());
   relay.start();
   const retention = { outboxHours: config.OUTBOX_RETENTION_HOURS, processedEventsHours: config.PROCESSED_EVENTS_RETENTION_HOURS };
-  const workers = [...(def.workers?.(deps) ?? []), new KernelPruner({ pool, log, metrics }, retention, config.KERNEL_PRUNE_INTERVAL_MS)];
+  const workers = [...(def.workers?.(deps) ?? []), new KernelPruner({ pool, log, metrics }, retention, config.KERNEL_PRUNE_INTERVAL_MS, def.timedTables?.(config))];
   for (const w of workers) await w.start();
 
   const app = def.createApp(deps);

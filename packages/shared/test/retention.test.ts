@@ -14,10 +14,13 @@ describe('kernel retention: the outbox and processed_events against real Postgre
     env = await createTestEnv();
     await migrateService({ adminUrl: env.db.url, service: SERVICE, rolePassword: env.config.DB_ROLE_PASSWORD, migrationsDir: '/nonexistent', log });
     pool = createPool(serviceDatabaseUrl(env.db.url, SERVICE, env.config.DB_ROLE_PASSWORD), SERVICE, 3);
+    // A service's own timed table (as conversations' command_receipts).
+    await pool.query('CREATE TABLE receipts (key text PRIMARY KEY, created_at timestamptz NOT NULL)');
+    await pool.query('CREATE INDEX ON receipts (created_at)');
   });
 
   beforeEach(async () => {
-    await pool.query('TRUNCATE outbox, processed_events');
+    await pool.query('TRUNCATE outbox, processed_events, receipts');
   });
 
   afterAll(async () => {
@@ -58,36 +61,48 @@ describe('kernel retention: the outbox and processed_events against real Postgre
     // Batches of two: the loop goes on past batches that delete fewer than they read.
     const pruned = await pruneKernelTables(pool, RETENTION, { batch: 2 });
 
-    expect(pruned).toEqual({ outbox: 4, processedEvents: 4 });
+    expect(pruned).toEqual({ outbox: 4, processed_events: 4 });
     expect(await outboxNotes()).toEqual(['stuck-unpublished', 'inside-retention', 'new-published', 'new-unpublished']);
     expect(await processedConsumers()).toEqual(['kept-167', 'kept-24', 'kept-0']);
     // Once done, another run finds nothing.
-    expect(await pruneKernelTables(pool, RETENTION, { batch: 2 })).toEqual({ outbox: 0, processedEvents: 0 });
+    expect(await pruneKernelTables(pool, RETENTION, { batch: 2 })).toEqual({ outbox: 0, processed_events: 0 });
   });
 
   it('when a run has more to delete than its batches hold, then it stops there and the next run goes on', async () => {
     for (let i = 0; i < 5; i++) await processed(`old-${i}`, 200 + i);
     await processed('kept', 1);
-    expect(await pruneKernelTables(pool, RETENTION, { batch: 2, maxBatches: 1 })).toEqual({ outbox: 0, processedEvents: 2 });
+    expect(await pruneKernelTables(pool, RETENTION, { batch: 2, maxBatches: 1 })).toEqual({ outbox: 0, processed_events: 2 });
     expect((await processedConsumers()).length).toBe(4);
-    expect(await pruneKernelTables(pool, RETENTION, { batch: 2 })).toEqual({ outbox: 0, processedEvents: 3 });
+    expect(await pruneKernelTables(pool, RETENTION, { batch: 2 })).toEqual({ outbox: 0, processed_events: 3 });
     expect(await processedConsumers()).toEqual(['kept']);
+  });
+
+  it("when a service names a timed table of its own, then its rows past their own retention go with the kernel tables' rows, and the rest stay", async () => {
+    for (const [key, age] of [['old-1', 30], ['old-2', 25], ['old-3', 24.5], ['kept-1', 23.5], ['kept-2', 0]] as const) {
+      await pool.query(`INSERT INTO receipts (key, created_at) VALUES ($1, now() - $2 * interval '1 hour')`, [key, age]);
+    }
+    await processed('old', 200);
+    const pruned = await pruneKernelTables(pool, RETENTION, { batch: 2 }, [{ table: 'receipts', column: 'created_at', hours: 24 }]);
+    expect(pruned).toEqual({ outbox: 0, processed_events: 1, receipts: 3 });
+    expect((await pool.query<{ key: string }>('SELECT key FROM receipts ORDER BY created_at')).rows.map((r) => r.key)).toEqual(['kept-1', 'kept-2']);
   });
 
   it('when the pruner runs as a worker, then it prunes on its interval and counts what it deleted', async () => {
     await outboxRow('old', 100, 99);
     await processed('old', 200);
     await processed('kept', 1);
+    await pool.query(`INSERT INTO receipts (key, created_at) VALUES ('old', now() - interval '2 days')`);
     const metrics = new ServiceMetrics(SERVICE);
-    const pruner = new KernelPruner({ pool, log, metrics }, RETENTION, 50);
+    const pruner = new KernelPruner({ pool, log, metrics }, RETENTION, 50, [{ table: 'receipts', column: 'created_at', hours: 24 }]);
     pruner.start();
     try {
-      await waitFor(async () => (await outboxNotes()).length === 0 && (await processedConsumers()).length === 1);
+      await waitFor(async () => (await outboxNotes()).length === 0 && (await processedConsumers()).length === 1 && (await pool.query('SELECT 1 FROM receipts')).rows.length === 0);
     } finally {
       await pruner.stop();
     }
     const text = await metrics.registry.metrics();
     expect(text).toMatch(/parley_kernel_pruned_rows_total\{table="outbox",service="retentiontest"\} 1/);
     expect(text).toMatch(/parley_kernel_pruned_rows_total\{table="processed_events",service="retentiontest"\} 1/);
+    expect(text).toMatch(/parley_kernel_pruned_rows_total\{table="receipts",service="retentiontest"\} 1/);
   });
 });

@@ -1,5 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { waitFor } from '@parley/testkit';
+import { pruneKernelTables } from '@parley/shared';
+import { conversationsService } from '../src/service';
 import { envelope } from './bus';
 import { createConversation, createInbox, expectError } from './fixtures';
 import { startHarness, type Harness, type TestAccount } from './harness';
@@ -116,5 +118,21 @@ describe('automation commands (internal API)', () => {
       last_activity_at: expect.any(Number), created_at: conv.created_at, agent_last_seen_at: null, contact_last_seen_at: null,
     });
     expectError(await h.call('GET', `/internal/accounts/${acc.accountId + 1}/conversations/${conv.id}`, { as: automation }), 404);
+  });
+
+  it('when a command receipt is older than the dedupe retention, then the kernel pruner deletes it and the same key applies again; a newer one still dedupes', async () => {
+    const conv = await createConversation(h, acc, inbox.id);
+    const [oldKey, newKey] = [`old-${randomUUID()}`, `new-${randomUUID()}`];
+    expect((await run(conv.id, { type: 'add_labels', labels: ['old'] }, oldKey)).body.applied).toBe(true);
+    expect((await run(conv.id, { type: 'add_labels', labels: ['new'] }, newKey)).body.applied).toBe(true);
+    const config = h.svc.deps.config;
+    const pool = h.svc.deps.pool;
+    await pool.query(`UPDATE command_receipts SET created_at = now() - ($1 + 1) * interval '1 hour' WHERE idempotency_key = $2`, [config.PROCESSED_EVENTS_RETENTION_HOURS, oldKey]);
+    // The run the service's KernelPruner makes, with the tables the service definition names.
+    const pruned = await pruneKernelTables(pool, { outboxHours: config.OUTBOX_RETENTION_HOURS, processedEventsHours: config.PROCESSED_EVENTS_RETENTION_HOURS }, {}, conversationsService.timedTables!(config));
+    expect(pruned['command_receipts']).toBe(1);
+    await run(conv.id, { type: 'remove_labels', labels: ['old', 'new'] });
+    expect((await run(conv.id, { type: 'add_labels', labels: ['old'] }, oldKey)).body).toMatchObject({ applied: true, conversation: { labels: ['old'] } });
+    expect((await run(conv.id, { type: 'add_labels', labels: ['new'] }, newKey)).body).toMatchObject({ applied: false, conversation: { labels: ['old'] } });
   });
 });
