@@ -109,7 +109,7 @@ async function startStack(databaseUrl) {
       // The kernel's retention (src/retention.ts) runs every 10 minutes by default: not in the
       // middle of a measured scenario. The data sets' outbox and processed_events rows from
       // earlier runs are pruned before measuring instead (pruneKernelTables in phase()).
-      KERNEL_PRUNE_INTERVAL_MS: String(24 * 3600_000),
+      KERNEL_PRUNE_INTERVAL_MS: '0',
     },
     stdio: ['ignore', 'ignore', 'inherit'],
   });
@@ -623,6 +623,7 @@ async function phase(label, databaseUrl, sizes, result, measure) {
       await db.query(`SET search_path = "${schema}"`);
       const pruned = await pruneKernelTables(db, { outboxHours: kernel.OUTBOX_RETENTION_HOURS, processedEventsHours: kernel.PROCESSED_EVENTS_RETENTION_HOURS }).catch((err) => ({ error: err.message }));
       if (pruned.error || Object.values(pruned).some((n) => n > 0)) log(`  ${schema}: pruned ${JSON.stringify(pruned)}`);
+      if (!pruned.error && Object.values(pruned).some((n) => n > 0)) await db.query(`VACUUM (ANALYZE) "${schema}".outbox, "${schema}".processed_events`);
     }
     await db.query('RESET search_path');
     // What autovacuum does on a production server (this machine's has it off): the visibility map

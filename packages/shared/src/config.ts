@@ -49,7 +49,8 @@ export const baseConfigSchema = z.object({
    */
   OUTBOX_RETENTION_HOURS: z.coerce.number().int().min(1).default(72),
   PROCESSED_EVENTS_RETENTION_HOURS: z.coerce.number().int().min(1).default(168),
-  KERNEL_PRUNE_INTERVAL_MS: z.coerce.number().int().min(1000).default(600_000),
+  /** 0: no pruning in this process (another runs it, or an operator's job). At most 2^31 - 1, a timer's limit. */
+  KERNEL_PRUNE_INTERVAL_MS: z.coerce.number().int().min(0).max(2_147_483_647).default(600_000),
   CONSUMER_MAX_ATTEMPTS: z.coerce.number().int().min(1).max(50).default(5),
   SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().min(100).default(10_000),
   /**

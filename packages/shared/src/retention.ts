@@ -25,6 +25,10 @@ export interface PruneOptions {
   batch?: number;
   /** Statements a table gets at most per run; what is left waits for the next run. */
   maxBatches?: number;
+  /** Asked before each statement: true ends the run there (the worker is stopping). */
+  stopping?: () => boolean;
+  /** Told each committed batch's rows as it commits (the metric counts them even if a later batch fails). */
+  onBatch?: (table: string, deleted: number) => void;
 }
 
 /**
@@ -36,15 +40,17 @@ export interface PruneOptions {
  */
 const PRUNE_OUTBOX = `WITH oldest AS (SELECT id, published_at FROM outbox WHERE id > $3 ORDER BY id LIMIT $2),
   gone AS (DELETE FROM outbox o USING oldest
-            WHERE o.id = oldest.id AND oldest.published_at IS NOT NULL AND oldest.published_at < now() - $1 * interval '1 hour'
+            WHERE o.id = oldest.id AND o.published_at IS NOT NULL AND o.published_at < now() - $1 * interval '1 hour'
         RETURNING o.id)
   SELECT (SELECT count(*) FROM gone)::int AS deleted, (SELECT max(id) FROM oldest)::text AS last`;
 
 /**
  * The `batch` oldest rows of a timed table past the retention from time `$3` on, by the index on
  * its time column (processed_events: kernel migration 004). Answers the rows deleted and the
- * latest time among them (as text: a JavaScript Date would lose its microseconds), where the next
- * batch starts (so it does not walk again over the index entries of the rows just deleted).
+ * latest time among them, where the next batch starts (so it does not walk again over the index
+ * entries of the rows just deleted; `>=`: a batch insert gives its rows one time, and a batch may
+ * end among them). The time goes out and back as ISO 8601 text in UTC: a JavaScript Date would
+ * lose its microseconds, and Postgres's own text follows the session's DateStyle and time zone.
  */
 function pruneOldestSql(table: string, column: string): string {
   const [t, c] = [escapeIdentifier(table), escapeIdentifier(column)];
@@ -53,7 +59,7 @@ function pruneOldestSql(table: string, column: string): string {
       SELECT ctid FROM ${t} WHERE ${c} >= $3::timestamptz AND ${c} < now() - $1 * interval '1 hour'
        ORDER BY ${c} LIMIT $2))
     RETURNING ${c} AS at)
-  SELECT count(*)::int AS deleted, max(at)::text AS last FROM gone`;
+  SELECT count(*)::int AS deleted, to_char(max(at) AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS last FROM gone`;
 }
 
 /**
@@ -72,33 +78,47 @@ function pruneOldestSql(table: string, column: string): string {
 export async function pruneKernelTables(pool: Pool, retention: KernelRetention, opts: PruneOptions = {}, tables: readonly TimedTable[] = []): Promise<Record<string, number>> {
   const batch = opts.batch ?? 5000;
   const maxBatches = opts.maxBatches ?? 200;
-  const drain = async (sql: string, hours: number, from: string, more: (deleted: number) => boolean): Promise<number> => {
+  const drain = async (table: string, sql: string, hours: number, from: string, more: (deleted: number) => boolean): Promise<number> => {
     let total = 0;
     let after = from;
-    for (let i = 0; i < maxBatches; i++) {
+    for (let i = 0; i < maxBatches && !opts.stopping?.(); i++) {
       const row = (await pool.query<{ deleted: number; last: string | null }>(sql, [hours, batch, after])).rows[0];
       const deleted = row?.deleted ?? 0;
       total += deleted;
+      opts.onBatch?.(table, deleted);
       if (!more(deleted) || row?.last == null) break;
       after = row.last;
     }
     return total;
   };
   const pruned: Record<string, number> = {};
-  // The outbox: until a batch deletes nothing (one that deletes fewer rows than it read may have
-  // kept an unpublished row among them, and the rows after it may still be past the retention).
-  pruned['outbox'] = await drain(PRUNE_OUTBOX, retention.outboxHours, '0', (n) => n > 0);
+  let failure: unknown = null;
+  // Each table on its own: one that fails (a lock timeout, a lost connection) leaves the others pruned.
+  const each = async (table: string, run: () => Promise<number>): Promise<void> => {
+    try {
+      pruned[table] = await run();
+    } catch (err) {
+      failure ??= err;
+    }
+  };
+  // The outbox: until a batch deletes nothing. One that deletes fewer rows than it read may have
+  // kept unpublished rows among them and the rows after them may still be past the retention; a
+  // whole batch of unpublished rows ends the run (the next run starts from the oldest again).
+  await each('outbox', () => drain('outbox', PRUNE_OUTBOX, retention.outboxHours, '0', (n) => n > 0));
   // Timed tables: a batch that deletes fewer than it may has taken the last of them.
   for (const t of [{ table: 'processed_events', column: 'processed_at', hours: retention.processedEventsHours }, ...tables]) {
-    pruned[t.table] = await drain(pruneOldestSql(t.table, t.column), t.hours, '-infinity', (n) => n === batch);
+    await each(t.table, () => drain(t.table, pruneOldestSql(t.table, t.column), t.hours, '-infinity', (n) => n === batch));
   }
+  if (failure) throw failure;
   return pruned;
 }
 
 /**
- * Runs `pruneKernelTables` every `intervalMs` in every service (bootService starts it; the
- * first run is one interval after start-up, away from the start's own load). Replicas may run
- * it at once: their deletes share the rows (a row another deleted is skipped).
+ * Runs `pruneKernelTables` every `intervalMs` in every service (bootService starts it unless
+ * KERNEL_PRUNE_INTERVAL_MS is 0; the first run is one interval after start-up, away from the
+ * start's own load). Replicas may run it at once: a row another deleted is skipped, and one that
+ * finds its batch taken ends its run early, the other doing the work. Stopping ends a run
+ * between two batches.
  */
 export class KernelPruner extends PeriodicWorker {
   constructor(
@@ -113,12 +133,11 @@ export class KernelPruner extends PeriodicWorker {
   }
 
   protected async tick(): Promise<void> {
-    const pruned = await pruneKernelTables(this.deps.pool, this.retention, this.opts, this.tables);
-    let total = 0;
-    for (const [table, n] of Object.entries(pruned)) {
-      this.deps.metrics?.kernelPruned.inc({ table }, n);
-      total += n;
-    }
-    if (total > 0) this.deps.log.info({ pruned }, 'pruned rows past their retention');
+    const pruned = await pruneKernelTables(this.deps.pool, this.retention, {
+      ...this.opts,
+      stopping: () => this.stopped,
+      onBatch: (table, n) => this.deps.metrics?.kernelPruned.inc({ table }, n),
+    }, this.tables);
+    if (Object.values(pruned).some((n) => n > 0)) this.deps.log.info({ pruned }, 'pruned rows past their retention');
   }
 }

@@ -166,7 +166,8 @@ export async function bootService<C extends BaseConfig>(def: ServiceDefinition<C
   await amqp.connect().catch(() => amqp.start());
   relay.start();
   const retention = { outboxHours: config.OUTBOX_RETENTION_HOURS, processedEventsHours: config.PROCESSED_EVENTS_RETENTION_HOURS };
-  const workers = [...(def.workers?.(deps) ?? []), new KernelPruner({ pool, log, metrics }, retention, config.KERNEL_PRUNE_INTERVAL_MS, def.timedTables?.(config))];
+  const workers = def.workers?.(deps) ?? [];
+  if (config.KERNEL_PRUNE_INTERVAL_MS > 0) workers.push(new KernelPruner({ pool, log, metrics }, retention, config.KERNEL_PRUNE_INTERVAL_MS, def.timedTables?.(config)));
   for (const w of workers) await w.start();
 
   const app = def.createApp(deps);

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { Client } from 'pg';
 import { createLogger, createPool, KernelPruner, migrateService, pruneKernelTables, ServiceMetrics, serviceDatabaseUrl, type Pool } from '../src';
 import { createTestEnv, waitFor, type TestEnv } from '@parley/testkit';
 
@@ -75,6 +76,43 @@ describe('kernel retention: the outbox and processed_events against real Postgre
     expect((await processedConsumers()).length).toBe(4);
     expect(await pruneKernelTables(pool, RETENTION, { batch: 2 })).toEqual({ outbox: 0, processed_events: 3 });
     expect(await processedConsumers()).toEqual(['kept']);
+  });
+
+  it('when dedupe records share one time (a batch insert) across a batch boundary, then one run deletes them all', async () => {
+    const ids = Array.from({ length: 5 }, () => randomUUID());
+    await pool.query(`INSERT INTO processed_events (event_id, consumer, processed_at) SELECT id, 'batch', now() - interval '200 hours' FROM unnest($1::uuid[]) id`, [ids]);
+    await processed('kept', 1);
+    expect(await pruneKernelTables(pool, RETENTION, { batch: 2 })).toEqual({ outbox: 0, processed_events: 5 });
+    expect(await processedConsumers()).toEqual(['kept']);
+  });
+
+  it('when the session writes times in another style and zone, then the batches still follow each other', async () => {
+    for (let i = 0; i < 5; i++) await processed(`old-${i}`, 200 + i);
+    const client = new Client({ connectionString: serviceDatabaseUrl(env.db.url, SERVICE, env.config.DB_ROLE_PASSWORD) });
+    await client.connect();
+    try {
+      // Postgres's own text of a time here reads "IST", which it takes back as Israel's time.
+      await client.query(`SET search_path = ${SERVICE}; SET DateStyle = 'German'; SET TimeZone = 'Asia/Kolkata'`);
+      expect(await pruneKernelTables(client as unknown as Pool, RETENTION, { batch: 2 })).toEqual({ outbox: 0, processed_events: 5 });
+    } finally {
+      await client.end();
+    }
+  });
+
+  it('when the run is told to stop, then it ends between two batches; when one table fails, then the others are pruned, their batches counted, and the run fails', async () => {
+    for (let i = 0; i < 5; i++) await processed(`old-${i}`, 200 + i);
+    let asked = 0;
+    // Stopping once the first statement ran: the outbox's one batch, nothing of processed_events.
+    expect(await pruneKernelTables(pool, RETENTION, { batch: 2, stopping: () => asked++ >= 1 })).toEqual({ outbox: 0, processed_events: 0 });
+    expect((await processedConsumers()).length).toBe(5);
+
+    await outboxRow('old', 100, 99);
+    const counted: Array<[string, number]> = [];
+    const run = pruneKernelTables(pool, RETENTION, { batch: 2, onBatch: (t, n) => counted.push([t, n]) }, [{ table: 'no_such_table', column: 'created_at', hours: 1 }]);
+    await expect(run).rejects.toThrow(/no_such_table/);
+    expect(await outboxNotes()).toEqual([]);
+    expect(await processedConsumers()).toEqual([]);
+    expect(counted).toEqual([['outbox', 1], ['outbox', 0], ['processed_events', 2], ['processed_events', 2], ['processed_events', 1]]);
   });
 
   it("when a service names a timed table of its own, then its rows past their own retention go with the kernel tables' rows, and the rest stay", async () => {

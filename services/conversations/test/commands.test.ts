@@ -136,3 +136,24 @@ describe('automation commands (internal API)', () => {
     expect((await run(conv.id, { type: 'add_labels', labels: ['new'] }, newKey)).body).toMatchObject({ applied: false, conversation: { labels: ['old'] } });
   });
 });
+
+describe('retention in a running service', () => {
+  it('when the service runs with a prune interval, then its pruner deletes its old dedupe records and command receipts, and keeps the new ones', async () => {
+    const h = await startHarness({ KERNEL_PRUNE_INTERVAL_MS: 100 });
+    try {
+      const pool = h.svc.deps.pool;
+      const hours = h.svc.deps.config.PROCESSED_EVENTS_RETENTION_HOURS;
+      const [oldEvent, newEvent] = [randomUUID(), randomUUID()];
+      await pool.query(`INSERT INTO processed_events (event_id, consumer, processed_at) VALUES ($1, 'test', now() - ($3 + 1) * interval '1 hour'), ($2, 'test', now())`, [oldEvent, newEvent, hours]);
+      await pool.query(
+        `INSERT INTO command_receipts (account_id, idempotency_key, conversation_id, command_type, created_at) VALUES (1, $1, 1, 'add_labels', now() - ($3 + 1) * interval '1 hour'), (1, $2, 1, 'add_labels', now())`,
+        [`old-${oldEvent}`, `new-${newEvent}`, hours],
+      );
+      await waitFor(async () => (await pool.query('SELECT 1 FROM processed_events WHERE event_id = $1 UNION ALL SELECT 1 FROM command_receipts WHERE idempotency_key = $2', [oldEvent, `old-${oldEvent}`])).rows.length === 0);
+      expect((await pool.query('SELECT 1 FROM processed_events WHERE event_id = $1', [newEvent])).rows.length).toBe(1);
+      expect((await pool.query('SELECT 1 FROM command_receipts WHERE idempotency_key = $1', [`new-${newEvent}`])).rows.length).toBe(1);
+    } finally {
+      await h.stop();
+    }
+  });
+});
