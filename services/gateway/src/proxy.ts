@@ -153,6 +153,9 @@ export function upstreamProxy(config: GatewayConfig, log: Logger, metrics?: Serv
           res.writeHead(statusCode, statusMessage);
         },
         onResponseData(c, chunk) {
+          // undici hands over an empty chunk where a body crosses one of its socket reads (64 KB):
+          // written, it is a system call of its own that sends nothing.
+          if (chunk.length === 0) return;
           if (!res.write(chunk)) {
             c.pause();
             res.once('drain', () => c.resume());
