@@ -815,6 +815,30 @@ the scenario).
     675, 643, 610 after (-4% on average), every frame once and in order.
   - These latencies are the machine's queueing, not the channel's: re-run with a free core for realtime and
     the load generator elsewhere (\`CABLE_URL\`, \`BENCH_DATABASE_URL\`, \`BENCH_CABLE_ONLY=idle,outbox,api\`).
+- **A full run on a fresh machine (2026-11-29, 14:10-14:24 UTC; bare node:http 0.030 CPU ms, 1.3x the
+  host of the "Last run" above; both data sets generated anew, 831 s in all; not written over it, which a
+  slower host's figures would only blur):** labels 0.83, profile 0.24, the list 3.46, \`q\` 3.52, message
+  create 6.96 (8.52 in the "Last run", before the realtime slab of 12:35), its public twin 8.75 CPU ms a
+  request; at 100k/1M and 100 req/s the list's p95 20.5 ms and \`q\`'s 19.4; the rule effect's p99 5.9 s at
+  23.2 CPU ms a rule message; audit ingest 5,750 entries/s; the largest RSS 124 MB. The agents table's p95 was
+  211 ms at 100 req/s (26 in the "Last run") at the same CPU a request (14.45 against 14.18 ms, 8.1 of it
+  Postgres): 1.45 of the two cores, so its latency is the host's headroom at that minute. Its statement
+  reads ~9,100 month rollups (200 agents, four metrics, twelve months) in 6.4-7.1 ms warm, whether it sums
+  them as \`numeric\` or \`float8\` (tried: no difference).
+- **The kernel's retention (2026-11-29, 14:30 UTC; docs/architecture.md, "Events"):** 200,000 published
+  outbox rows (2 KB payloads) and 500,000 dedupe records past it deleted in 1.65 s, 5,000 a statement.
+  The index it reads \`processed_events\` by (\`processed_at\`) cost inserts nothing measurable: 20,000
+  single-row inserts into a table of a million rows took 235-237 ms with it and 234-368 without. Tried and
+  dropped: the relay deleting rows as it publishes them instead of marking them (2,000 claims of five rows:
+  754 against 760 ms), and buffered (asynchronous) logging (pino's \`sync: false\`: 3-4 µs less a log
+  line, two lines a proxied request at \`LOG_LEVEL=info\`, under 1% of one).
+- **The gateway's writes (2026-11-29, 15:00 UTC):** undici hands the proxy an empty chunk where a body
+  crosses one of its 64 KB socket reads, and writing it cost a system call that sent nothing (strace: a
+  list page went to the client in a write of 65,595 bytes, one of 0 and one of 13,208); it is skipped now.
+  Holding a bounded answer whole and writing it once (cork) made the page one write, but a service that
+  broke off mid-answer then reached the client as a reset without its status line, and alternating runs of
+  two gateways side by side (list page, 16 connections, 8 runs each) could not tell the writes apart from
+  the noise (0.55-1.16 CPU ms a request either way): not done.
 - Query plans of the conversation list and \`q\` search on 100k conversations are in the conversations
   section of \`architecture.md\` (\`pnpm --filter @parley/conversations explain\`); the audit log's list
   timings on 2M entries in its section (\`pnpm --filter @parley/audit bench\`).
