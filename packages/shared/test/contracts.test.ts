@@ -22,6 +22,23 @@ describe('contracts and the event catalogue', () => {
     expect(buildEnvelope(ctx, { type: 'agent.added', accountId: 7, data: agent }).data).toEqual(agent);
   });
 
+  it('when events are built one after another, then their ids are time-ordered UUIDs (version 7) that sort in the order built and pass the envelope contract', async () => {
+    const agent = agentSnapshot(7, 3);
+    const ids: string[] = [];
+    for (let i = 0; i < 50; i++) {
+      const e = buildEnvelope(ctx, { type: 'agent.added', accountId: 7, data: agent });
+      expect(parseEnvelope(JSON.parse(JSON.stringify(e)))).toMatchObject({ ok: true, envelope: { id: e.id } });
+      ids.push(e.id);
+      if (i % 10 === 0) await new Promise((r) => setTimeout(r, 2));
+    }
+    for (const id of ids) expect(id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+    // Their first 48 bits are the millisecond they were made.
+    const ms = parseInt(ids[0]!.replace(/-/g, '').slice(0, 12), 16);
+    expect(Math.abs(ms - Date.now())).toBeLessThan(60_000);
+    expect([...ids].sort()).toEqual(ids);
+    expect(new Set(ids).size).toBe(ids.length);
+  });
+
   it('when a consumer reads an event from a newer producer, then unknown fields are dropped at any depth and the rest is checked', () => {
     const conv = conversationFixture(7, 12);
     const msg = messageFixture(conv);
