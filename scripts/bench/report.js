@@ -832,8 +832,8 @@ the scenario).
   dropped: the relay deleting rows as it publishes them instead of marking them (2,000 claims of five rows:
   754 against 760 ms), and buffered (asynchronous) logging (pino's \`sync: false\`: 3-4 µs less a log
   line, two lines a proxied request at \`LOG_LEVEL=info\`, under 1% of one).
-- **The gateway's writes (2026-11-29, 15:00 UTC):** undici hands the proxy an empty chunk where a body
-  crosses one of its 64 KB socket reads, and writing it cost a system call that sent nothing (strace: a
+- **The gateway's writes (2026-11-29, 15:00 UTC):** undici hands the proxy an empty chunk when it resumes
+  after a pause for backpressure (a body past 64 KB), and writing it cost a system call that sent nothing (strace: a
   list page went to the client in a write of 65,595 bytes, one of 0 and one of 13,208); it is skipped now.
   Holding a bounded answer whole and writing it once (cork) made the page one write, but a service that
   broke off mid-answer then reached the client as a reset without its status line, and alternating runs of

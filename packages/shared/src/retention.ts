@@ -127,7 +127,8 @@ export class KernelPruner extends PeriodicWorker {
     intervalMs: number,
     /** The service's own timed tables (ServiceDefinition's `timedTables`). */
     private readonly tables: readonly TimedTable[] = [],
-    private readonly opts: PruneOptions = {},
+    /** Its own `stopping` (the worker's stop) and `onBatch` (the metric) are set by the worker. */
+    private readonly opts: Omit<PruneOptions, 'stopping' | 'onBatch'> = {},
   ) {
     super(deps.log, intervalMs, 'pruning the outbox and processed_events');
   }

@@ -102,17 +102,34 @@ describe('kernel retention: the outbox and processed_events against real Postgre
   it('when the run is told to stop, then it ends between two batches; when one table fails, then the others are pruned, their batches counted, and the run fails', async () => {
     for (let i = 0; i < 5; i++) await processed(`old-${i}`, 200 + i);
     let asked = 0;
-    // Stopping once the first statement ran: the outbox's one batch, nothing of processed_events.
-    expect(await pruneKernelTables(pool, RETENTION, { batch: 2, stopping: () => asked++ >= 1 })).toEqual({ outbox: 0, processed_events: 0 });
-    expect((await processedConsumers()).length).toBe(5);
+    // Asked before each statement: the outbox's one batch, one batch of processed_events, then stop.
+    expect(await pruneKernelTables(pool, RETENTION, { batch: 2, stopping: () => asked++ >= 2 })).toEqual({ outbox: 0, processed_events: 2 });
+    expect((await processedConsumers()).length).toBe(3);
 
     await outboxRow('old', 100, 99);
+    await pool.query(`INSERT INTO receipts (key, created_at) VALUES ('old', now() - interval '2 days')`);
     const counted: Array<[string, number]> = [];
-    const run = pruneKernelTables(pool, RETENTION, { batch: 2, onBatch: (t, n) => counted.push([t, n]) }, [{ table: 'no_such_table', column: 'created_at', hours: 1 }]);
+    // The failing table comes before a good one: that one is pruned all the same.
+    const tables = [{ table: 'no_such_table', column: 'created_at', hours: 1 }, { table: 'receipts', column: 'created_at', hours: 24 }];
+    const run = pruneKernelTables(pool, RETENTION, { batch: 2, onBatch: (t, n) => counted.push([t, n]) }, tables);
     await expect(run).rejects.toThrow(/no_such_table/);
     expect(await outboxNotes()).toEqual([]);
     expect(await processedConsumers()).toEqual([]);
-    expect(counted).toEqual([['outbox', 1], ['outbox', 0], ['processed_events', 2], ['processed_events', 2], ['processed_events', 1]]);
+    expect((await pool.query('SELECT 1 FROM receipts')).rows).toEqual([]);
+    expect(counted).toEqual([['outbox', 1], ['outbox', 0], ['processed_events', 2], ['processed_events', 1], ['receipts', 1]]);
+  });
+
+  it('when the worker is stopped in the middle of a run, then the run ends at the next batch and the rest waits', async () => {
+    await pool.query(`INSERT INTO processed_events (event_id, consumer, processed_at) SELECT gen_random_uuid(), 'many', now() - interval '200 hours' FROM generate_series(1, 3000)`);
+    const count = async () => Number((await pool.query<{ n: string }>('SELECT count(*) AS n FROM processed_events')).rows[0]!.n);
+    const pruner = new KernelPruner({ pool, log }, RETENTION, 10, [], { batch: 1, maxBatches: 100_000 });
+    pruner.start();
+    await waitFor(async () => (await count()) < 3000, { intervalMs: 10 });
+    await pruner.stop();
+    const left = await count();
+    expect(left).toBeGreaterThan(0);
+    await new Promise((r) => setTimeout(r, 100));
+    expect(await count()).toBe(left);
   });
 
   it("when a service names a timed table of its own, then its rows past their own retention go with the kernel tables' rows, and the rest stay", async () => {

@@ -149,9 +149,25 @@ describe('retention in a running service', () => {
         `INSERT INTO command_receipts (account_id, idempotency_key, conversation_id, command_type, created_at) VALUES (1, $1, 1, 'add_labels', now() - ($3 + 1) * interval '1 hour'), (1, $2, 1, 'add_labels', now())`,
         [`old-${oldEvent}`, `new-${newEvent}`, hours],
       );
+      // Past the outbox's retention (72 h) but inside the dedupe records' (168 h): kept with them.
+      await pool.query(`INSERT INTO command_receipts (account_id, idempotency_key, conversation_id, command_type, created_at) VALUES (1, $1, 1, 'add_labels', now() - interval '100 hours')`, [`mid-${newEvent}`]);
       await waitFor(async () => (await pool.query('SELECT 1 FROM processed_events WHERE event_id = $1 UNION ALL SELECT 1 FROM command_receipts WHERE idempotency_key = $2', [oldEvent, `old-${oldEvent}`])).rows.length === 0);
       expect((await pool.query('SELECT 1 FROM processed_events WHERE event_id = $1', [newEvent])).rows.length).toBe(1);
-      expect((await pool.query('SELECT 1 FROM command_receipts WHERE idempotency_key = $1', [`new-${newEvent}`])).rows.length).toBe(1);
+      expect((await pool.query('SELECT idempotency_key FROM command_receipts WHERE idempotency_key = ANY($1) ORDER BY 1', [[`new-${newEvent}`, `mid-${newEvent}`]])).rows.map((r) => r.idempotency_key)).toEqual([`mid-${newEvent}`, `new-${newEvent}`]);
+    } finally {
+      await h.stop();
+    }
+  });
+
+  it('when the prune interval is 0, then the service runs no pruner: an old dedupe record stays', async () => {
+    const h = await startHarness({ KERNEL_PRUNE_INTERVAL_MS: 0 });
+    try {
+      const pool = h.svc.deps.pool;
+      const old = randomUUID();
+      await pool.query(`INSERT INTO processed_events (event_id, consumer, processed_at) VALUES ($1, 'test', now() - interval '1 year')`, [old]);
+      // A pruner on a 0 ms timer would take it at once.
+      await new Promise((r) => setTimeout(r, 500));
+      expect((await pool.query('SELECT 1 FROM processed_events WHERE event_id = $1', [old])).rows.length).toBe(1);
     } finally {
       await h.stop();
     }

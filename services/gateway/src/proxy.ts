@@ -153,8 +153,8 @@ export function upstreamProxy(config: GatewayConfig, log: Logger, metrics?: Serv
           res.writeHead(statusCode, statusMessage);
         },
         onResponseData(c, chunk) {
-          // undici hands over an empty chunk where a body crosses one of its socket reads (64 KB):
-          // written, it is a system call of its own that sends nothing.
+          // undici hands over an empty chunk when it resumes after a pause for backpressure (a
+          // body past 64 KB): written, it was a system call of its own that sent nothing.
           if (chunk.length === 0) return;
           if (!res.write(chunk)) {
             c.pause();
