@@ -1,6 +1,6 @@
 import type { Executor } from '@parley/shared';
 import { asCaller, tapEvents, waitFor, type EventTap } from '@parley/testkit';
-import { PrincipalStore } from '../../../services/gateway/src/auth/principals';
+import { hashToken, PrincipalStore } from '../../../services/gateway/src/auth/principals';
 import { PLATFORM_TOKEN, startStack, type Stack } from '../../support/stack';
 import { seedAccount, seedAccountDirectly, type SeededAccount } from '../../support/factories';
 import { client, expectErrorBody } from '../../support/http';
@@ -550,6 +550,21 @@ describe('identity through the gateway: platform API, profile, agents, teams, bo
     const stores: PrincipalStore[] = [];
     afterAll(() => stores.forEach((s) => s.close()));
     const live = (store: PrincipalStore) => waitFor(() => store.isLive || undefined, { what: 'the store to subscribe to invalidations' });
+
+    it('when an invalidation is read in the same turn of the event loop as a request that hits the cache, after the request, then the request answers the invalidation', async () => {
+      const u = await acc.addUser('agent');
+      const deps = stack.gateway.deps;
+      const store = new PrincipalStore(deps.pool, deps.redis, deps.config.NAMESPACE, 300);
+      stores.push(store);
+      await live(store);
+      expect((await store.resolve(u.token))?.kind).toBe('user');
+      // The token replaced as another replica would, its invalidation not yet read here.
+      await deps.pool.query(`UPDATE access_tokens SET token = 'replaced-' || token WHERE token = $1`, [u.token]);
+      const pending = store.resolve(u.token); // served from the cache...
+      // ...while the invalidation comes in on the subscriber's socket in the same turn, after it.
+      (store as unknown as { sub: { emit(event: string, channel: string, message: string): void } }).sub.emit('message', `${deps.config.NAMESPACE}gw:principals`, `t:${hashToken(u.token)}`);
+      expect(await pending).toBeNull();
+    });
 
     it('when a token is loaded just before its agent is removed, then the stale load is not cached after the removal', async () => {
       const u = await acc.addUser('agent');

@@ -35,6 +35,15 @@ export interface PrincipalStoreOptions {
 export const hashToken = (token: string): string => createHash('sha256').update(token).digest('hex');
 
 /**
+ * Resolves once the I/O the event loop has already taken in has been handled. A change made
+ * through another replica is published before that replica answers, so its invalidation is in
+ * this process's socket before any request sent after the answer is; but both can be read in
+ * one turn of the event loop, the request's first. A cached answer waits for this, then looks
+ * again: the revocation holds for the next request, on every replica.
+ */
+const afterPendingIo = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
+
+/**
  * Token -> principal, account -> settings, and the profile answer, cached in this process and
  * invalidated through Redis pub/sub. Every write to a token, user, membership or account calls
  * the matching invalidate after commit: it drops the entry here at once and publishes the
@@ -199,8 +208,9 @@ export class PrincipalStore {
 
   /** `hash` is `hashToken(token)` when the caller has it already (`tokenHashOf`). */
   async resolve(token: string, hash = hashToken(token)): Promise<Principal | null> {
-    if (this.live) {
-      const hit = this.tokens.get(hash);
+    if (this.live && this.tokens.has(hash)) {
+      await afterPendingIo();
+      const hit = this.live ? this.tokens.get(hash) : undefined;
       if (hit) return hit.principal;
     }
     const seen = this.generation;
@@ -225,8 +235,9 @@ export class PrincipalStore {
   }
 
   async account(id: number): Promise<AccountInfo | null> {
-    if (this.live) {
-      const hit = this.accounts.get(id);
+    if (this.live && this.accounts.has(id)) {
+      await afterPendingIo();
+      const hit = this.live ? this.accounts.get(id) : undefined;
       if (hit) return hit;
     }
     const seen = this.generation;
