@@ -1,3 +1,6 @@
+import { execFileSync } from 'node:child_process';
+import net from 'node:net';
+import path from 'node:path';
 import type { Executor } from '@parley/shared';
 import { asCaller, tapEvents, waitFor, type EventTap } from '@parley/testkit';
 import { hashToken, PrincipalStore } from '../../../services/gateway/src/auth/principals';
@@ -554,16 +557,29 @@ describe('identity through the gateway: platform API, profile, agents, teams, bo
     it('when an invalidation is read in the same turn of the event loop as a request that hits the cache, after the request, then the request answers the invalidation', async () => {
       const u = await acc.addUser('agent');
       const deps = stack.gateway.deps;
-      const store = new PrincipalStore(deps.pool, deps.redis, deps.config.NAMESPACE, 300);
-      stores.push(store);
-      await live(store);
-      expect((await store.resolve(u.token))?.kind).toBe('user');
-      // The token replaced as another replica would, its invalidation not yet read here.
+      const gw = new URL(stack.gatewayUrl);
+      const profile = () => call('GET', '/api/v1/profile', { token: u.token });
+      expect((await profile()).status).toBe(200);
+      expect((await profile()).status).toBe(200); // cached by this process's gateway
+      // The token replaced as another replica would, its invalidation not yet sent.
       await deps.pool.query(`UPDATE access_tokens SET token = 'replaced-' || token WHERE token = $1`, [u.token]);
-      const pending = store.resolve(u.token); // served from the cache...
-      // ...while the invalidation comes in on the subscriber's socket in the same turn, after it.
-      (store as unknown as { sub: { emit(event: string, channel: string, message: string): void } }).sub.emit('message', `${deps.config.NAMESPACE}gw:principals`, `t:${hashToken(u.token)}`);
-      expect(await pending).toBeNull();
+      const sock = net.connect(Number(gw.port), gw.hostname);
+      await new Promise<void>((r) => sock.once('connect', () => r()));
+      await new Promise((r) => setTimeout(r, 50)); // the gateway's server has taken the connection
+      const answer = new Promise<string>((resolve) => {
+        let text = '';
+        sock.on('data', (d: Buffer) => (text += d.toString()));
+        sock.on('close', () => resolve(text));
+      });
+      // With this event loop blocked: the request into the gateway's socket, then the invalidation,
+      // published by another process, into its Redis subscriber's. The next turn reads both, the
+      // request first, as a replica does when the change's answer and the next request race.
+      sock.write(`GET /api/v1/profile HTTP/1.1\r\nHost: ${gw.host}\r\napi_access_token: ${u.token}\r\nConnection: close\r\n\r\n`);
+      const ioredis = require.resolve('ioredis', { paths: [path.dirname(require.resolve('@parley/shared'))] });
+      const publish = `const R = require(${JSON.stringify(ioredis)}); const r = new R(process.argv[1]); r.publish(process.argv[2], process.argv[3]).then(() => r.disconnect(), (e) => { console.error(e); process.exit(1); });`;
+      execFileSync(process.execPath, ['-e', publish, deps.config.REDIS_URL, `${deps.config.NAMESPACE}gw:principals`, `t:${hashToken(u.token)}`]);
+      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 50); // Redis's write to the subscriber lands meanwhile
+      expect((await answer).split('\r\n')[0]).toBe('HTTP/1.1 401 Unauthorized');
     });
 
     it('when a token is loaded just before its agent is removed, then the stale load is not cached after the removal', async () => {

@@ -235,9 +235,10 @@ export class PrincipalStore {
   }
 
   async account(id: number): Promise<AccountInfo | null> {
-    if (this.live && this.accounts.has(id)) {
-      await afterPendingIo();
-      const hit = this.live ? this.accounts.get(id) : undefined;
+    // No wait here (as resolve() has): its callers authenticated the request first, and that
+    // waited for the pending I/O (a cache hit) or did I/O of its own (a load).
+    if (this.live) {
+      const hit = this.accounts.get(id);
       if (hit) return hit;
     }
     const seen = this.generation;
