@@ -622,8 +622,9 @@ async function phase(label, databaseUrl, sizes, result, measure) {
     for (const schema of fs.readdirSync(path.join(root, 'services'))) {
       await db.query(`SET search_path = "${schema}"`);
       const pruned = await pruneKernelTables(db, { outboxHours: kernel.OUTBOX_RETENTION_HOURS, processedEventsHours: kernel.PROCESSED_EVENTS_RETENTION_HOURS }).catch((err) => ({ error: err.message }));
-      if (pruned.error || Object.values(pruned).some((n) => n > 0)) log(`  ${schema}: pruned ${JSON.stringify(pruned)}`);
-      if (!pruned.error && Object.values(pruned).some((n) => n > 0)) await db.query(`VACUUM (ANALYZE) "${schema}".outbox, "${schema}".processed_events`);
+      const deleted = !pruned.error && Object.values(pruned).some((n) => n > 0);
+      if (pruned.error || deleted) log(`  ${schema}: pruned ${JSON.stringify(pruned)}`);
+      if (deleted) await db.query(`VACUUM (ANALYZE) "${schema}".outbox, "${schema}".processed_events`);
     }
     await db.query('RESET search_path');
     // What autovacuum does on a production server (this machine's has it off): the visibility map

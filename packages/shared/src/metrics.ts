@@ -24,7 +24,7 @@ export class ServiceMetrics {
   readonly eventDuration: Histogram<'queue' | 'type'>;
   readonly outboxPublished: Counter;
   readonly outboxPublishFailures: Counter;
-  /** Rows the kernel's retention deleted (`outbox`, `processed_events`: KernelPruner). */
+  /** Rows the kernel's retention deleted (`outbox`, `processed_events`, a service's timed tables: KernelPruner). */
   readonly kernelPruned: Counter<'table'>;
   /** Webhook delivery attempts by outcome (`succeeded`, `retrying`, `failed`, `dead`) and attempt number. */
   readonly webhookDeliveries: Counter<'outcome' | 'attempt'>;
@@ -53,7 +53,7 @@ export class ServiceMetrics {
     });
     this.outboxPublished = new Counter({ name: 'parley_outbox_published_total', help: 'Outbox rows published to RabbitMQ (confirmed by the broker)', registers });
     this.outboxPublishFailures = new Counter({ name: 'parley_outbox_publish_failures_total', help: 'Outbox batches that failed to publish and will be retried', registers });
-    this.kernelPruned = new Counter({ name: 'parley_kernel_pruned_rows_total', help: 'Rows past their retention deleted from the outbox and processed_events, by table', labelNames: ['table'], registers });
+    this.kernelPruned = new Counter({ name: 'parley_kernel_pruned_rows_total', help: 'Rows past their retention deleted from the outbox, processed_events and the service\'s timed tables, by table', labelNames: ['table'], registers });
     this.webhookDeliveries = new Counter({ name: 'parley_webhook_deliveries_total', help: 'Webhook delivery attempts by outcome and attempt number', labelNames: ['outcome', 'attempt'], registers });
     this.upstreamErrors = new Counter({ name: 'parley_gateway_upstream_errors_total', help: 'Proxied requests the upstream service did not answer, by upstream and error code', labelNames: ['upstream', 'code'], registers });
     this.rateLimited = new Counter({ name: 'parley_gateway_rate_limited_total', help: 'Requests refused by a rate limit, by limit', labelNames: ['limit'], registers });

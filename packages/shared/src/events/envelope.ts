@@ -61,7 +61,7 @@ export function buildEnvelope(ctx: RequestContext, ev: NewEvent): EventEnvelope 
   const data = checked.data as Record<string, unknown>;
   const traceparent = currentTraceparent() ?? ctx.traceparent;
   return {
-    // Time-ordered (RFC 9562 version 7: the millisecond first, then random bits): every index keyed
+    // Time-ordered (RFC 9562 version 7: the millisecond first, then a counter and random bits): every index keyed
     // by event id (the outbox's, each consumer's processed_events) takes new ids at its right
     // edge instead of on a random page (docs/architecture.md, "Events").
     id: uuidv7(),

@@ -36,8 +36,8 @@ export const hashToken = (token: string): string => createHash('sha256').update(
 
 /**
  * Resolves once the I/O the event loop has already taken in has been handled. A change made
- * through another replica is published before that replica answers, so its invalidation is in
- * this process's socket before any request sent after the answer is; but both can be read in
+ * through another replica is published before that replica answers, so in practice its
+ * invalidation is in this process's socket before any request sent after the answer is; but both can be read in
  * one turn of the event loop, the request's first. A cached answer waits for this, then looks
  * again: the revocation holds for the next request, on every replica.
  */
