@@ -41,7 +41,15 @@ export const hashToken = (token: string): string => createHash('sha256').update(
  * one turn of the event loop, the request's first. A cached answer waits for this, then looks
  * again: the revocation holds for the next request, on every replica.
  */
-const afterPendingIo = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
+let pendingIo: Promise<void> | null = null;
+/** One `setImmediate` a turn of the event loop, shared by every cache hit of that turn (alone: ~6 µs a request). */
+const afterPendingIo = (): Promise<void> =>
+  (pendingIo ??= new Promise((resolve) =>
+    setImmediate(() => {
+      pendingIo = null;
+      resolve();
+    }),
+  ));
 
 /**
  * Token -> principal, account -> settings, and the profile answer, cached in this process and
