@@ -374,9 +374,12 @@ Settings (environment): \`BENCH_SECONDS\` per scenario (${r.settings?.seconds}),
 \`BENCH_WARMUP_REQUESTS\` (${r.settings?.warmupRequests ?? 0}) and \`BENCH_WARMUP_SECONDS\` (${r.settings?.warmupSeconds ?? 0}; five times that for writes) before each
 small-account scenario, \`BENCH_REPEAT\` (each scenario measured that many times in a row, for experiments: the docs are then not written),
 \`BENCH_PORT_OFFSET\` (first port block tried, 700), \`BENCH_GEN_<SIZE>\` for the data set sizes
-(\`node scripts/bench/generate.js\` runs the generator alone against a running stack). A first run on a
-fresh machine generates the data sets (about three to four minutes here) and takes about 13-14 minutes in all; later
-runs reuse them.
+(\`node scripts/bench/generate.js\` runs the generator alone against a running stack), \`BENCH_KEEP_SMALL=1\`
+(reuse the small data set instead of making it again). A first run on a fresh machine generates the
+large data set (about three to four minutes here) and takes about 13-14 minutes in all; later runs
+reuse it. The small one is made again for every run (about two seconds): its scenarios write, and a
+reused one grew by thousands of messages a run (87,095 messages on 2026-11-29 where it was made with
+3,000), so no two runs measured the same account.
 
 ## How it measures
 
@@ -399,7 +402,7 @@ runs reuse them.
   facts (each incoming message and reply; a bot hand-off a minute in for every conversation not
   pending, a resolution, reopening and final resolution for resolved ones) and the reporting events its
   own code derives from them (~9 a conversation: ~900k on the large account); audit entries with their
-  count and version rows. A filled account is found by name the next time and reused, and what a data
+  count and version rows. A filled large account is found by name the next time and reused, and what a data
   set made by an earlier generator lacks (the reports' facts and events, agents) is added to it then;
   ANALYZE runs after filling, and before measuring each run does \`VACUUM (ANALYZE)\` of the tables the
   scenarios read most, as autovacuum would on a production server (this machine's Postgres has it off):
@@ -458,7 +461,7 @@ runs reuse them.
   also holds the time the process waited for a core after it, so read those against /proc's system time.
   \`BENCH_PGSS=1\` (or a row count) prints, under each scenario, its statements by Postgres time per request,
   planning included, with calls per request: it needs \`pg_stat_statements\` in \`shared_preload_libraries\`,
-  \`pg_stat_statements.track_planning = on\` and the extension created in the bench databases.
+  \`pg_stat_statements.track_planning = on\` (the run creates the extension in the bench databases).
 
 ## Targets (issues 12 and 16)
 

@@ -65,13 +65,15 @@ function portFree(port) {
   });
 }
 
-async function ensureDatabase(databaseUrl) {
+/** Creates the database if it is missing; `fresh`: drops it first (its data set is made again). */
+async function ensureDatabase(databaseUrl, { fresh = false } = {}) {
   const DB_NAME = new URL(databaseUrl).pathname.slice(1);
   const u = new URL(databaseUrl);
   u.pathname = '/postgres';
   const c = new Client({ connectionString: u.toString() });
   await c.connect();
   try {
+    if (fresh) await c.query(`DROP DATABASE IF EXISTS ${DB_NAME.replace(/[^A-Za-z0-9_]/g, '')} WITH (FORCE)`);
     const { rows } = await c.query('SELECT 1 FROM pg_database WHERE datname = $1', [DB_NAME]);
     if (rows.length === 0) {
       await c.query(`CREATE DATABASE ${DB_NAME.replace(/[^A-Za-z0-9_]/g, '')}`);
@@ -312,7 +314,8 @@ async function runScenarios(ctx, d, label, modes, { warm = false } = {}) {
         out.push({ key, title, kind, mode, dataset: label, error: 'the stack is down' });
         continue;
       }
-      if (env.BENCH_PGSS) await ctx.db.query('SELECT pg_stat_statements_reset()').catch((err) => log(`  pg_stat_statements: ${err.message}`));
+      // (The extension made here if missing: the small data set's database is made again every run.)
+      if (env.BENCH_PGSS) await ctx.db.query('CREATE EXTENSION IF NOT EXISTS pg_stat_statements; SELECT pg_stat_statements_reset()').catch((err) => log(`  pg_stat_statements: ${err.message}`));
       const r = await runLoad(ctx.base, {
         seconds: SECONDS,
         connections: mode === 'rate' ? Math.min(CONNECTIONS, 16) : CONNECTIONS,
@@ -600,9 +603,18 @@ async function safe(what, fn) {
 const VACUUMED = ['conversations.conversations', 'conversations.messages', 'conversations.conversation_participants', 'conversations.projections', 'contacts.contacts', 'contacts.contact_inboxes', 'reports.reporting_events', 'reports.rollups', 'reports.conversations', 'audit.audit_logs'];
 
 /** One data set in a database of its own: its stack, its account, the idle baseline, then `measure(ctx, d)`. */
+/**
+ * The small data set is made again for every run (two seconds): its scenarios write (the message
+ * creates add thousands of messages to its 300 conversations a run, the public read's conversation
+ * answers all of its own), so a reused one grew with every run and no two runs measured the same
+ * account (87,095 messages on 2026-11-29 where it was made with 3,000). BENCH_KEEP_SMALL=1 reuses it.
+ * The large one (minutes to make) is reused: a run adds a few thousand of its million messages.
+ */
+const FRESH = { small: env.BENCH_KEEP_SMALL !== '1', large: false };
+
 async function phase(label, databaseUrl, sizes, result, measure) {
   const dbName = new URL(databaseUrl).pathname.slice(1);
-  await ensureDatabase(databaseUrl);
+  await ensureDatabase(databaseUrl, { fresh: FRESH[label] ?? false });
   const stack = await startStack(databaseUrl);
   cpu.configure({ root, database: dbName, parentPid: stack.child.pid, ...privateMatch });
   const db = new Client({ connectionString: databaseUrl });
