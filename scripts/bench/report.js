@@ -90,7 +90,11 @@ const MISSED = {
   saturation every consumer takes a batch a transaction, so a queue's share is small; what is left is
   each hop's HTTP and Postgres work on the reply itself (conversations and its Postgres are about half).
   The bare ceiling does not follow Postgres: on 2026-11-29 the same code measured 3.22 at 08:17 UTC and
-  8.52 at 10:05 UTC, where the node:http ceiling moved 0.011 -> 0.023 and a proxied read 0.34 -> 0.65.`;
+  8.52 at 10:05 UTC, where the node:http ceiling moved 0.011 -> 0.023 and a proxied read 0.34 -> 0.65;
+  and between 16:50 and 18:00 UTC that day, on one host, 5 s runs of the same code measured 3.73 to 6.34
+  with their req/s moving the other way (CPU x req/s about 1.8 cores throughout: the host's speed moved,
+  not the work), so a change under ~15% cannot be told from the noise by alternating runs on this host
+  ("Other benchmarks").`;
   },
   public_message: `The account API's message create, plus the public API's own work: the inbox read by its
   identifier, and the contact's own message is also an activity the contacts service records; less the
@@ -476,7 +480,7 @@ ${missedSection(r, summary)}
 
 ${r.startedAt} on ${m.cpu}, ${m.cores} cores, ${m.memoryGb} GB; Node ${m.node}, PostgreSQL ${m.postgres}, RabbitMQ ${m.rabbitmq ?? 'unknown'}.
 The machine is shared with the stack's Postgres, RabbitMQ and Redis, the load generator and, here, other
-engineers' test runs: req/s and latency are noisy, CPU per request much less so. ${r.durationSeconds ?? '?'} s in all.
+engineers' test runs: req/s and latency are noisy; CPU per request less so, but it moves with the host's speed too (a fifth either way within an hour on 2026-11-29, "Other benchmarks"). ${r.durationSeconds ?? '?'} s in all.
 
 ${dsLine('small', ds.small)}
 ${dsLine('large', ds.large)}
@@ -842,6 +846,36 @@ the scenario).
   broke off mid-answer then reached the client as a reset without its status line, and alternating runs of
   two gateways side by side (list page, 16 connections, 8 runs each) could not tell the writes apart from
   the noise (0.55-1.16 CPU ms a request either way): not done.
+- **What the noise allows, and what was tried (2026-11-29, 16:50-18:00 UTC; a fresh machine, bare node:http
+  0.015-0.02 CPU ms, near the targets' host):**
+  - Message create, 5 s runs of one build, in the same hour: 3.73, 4.11, 4.16, 4.21, 4.33, 4.37, 4.49, 4.58,
+    4.77, 4.84, 4.88, 5.03, 5.05, 5.27, 6.34 CPU ms a reply. CPU a reply times req/s stayed about 1.8 cores:
+    the two cores were saturated and the host's speed moved (no steal time in /proc/stat, no hardware
+    counters in this VM to count instructions instead), so alternating runs cannot tell a change under
+    ~15% here, and the targets' verdicts move with the hour (the list measured 2.32 and 3.11 in two full runs).
+  - Where a reply's CPU is (perf, system-wide on-CPU sampling at 499 Hz, 16 connections): 83% user time,
+    17% system time over all processes. The socket writes that the V8 profiler shows at 18-30% of a
+    service's samples (\`writev\`, \`writeBuffer\`) are mostly the wait for a core after the system call
+    (its samples are wall time), not CPU. Of the conversations service's own CPU, V8's optimizing compiler
+    was ~9% and the garbage collector ~11% after 20 s of load; the rest spreads over express, pg's
+    protocol, zod, the outbox write and the answer, none above a few per cent.
+  - Tried, no effect beyond the noise: V8's \`--maglev\` tier (4.35-5.13 against 4.46-5.11 CPU ms, two
+    rounds of two), \`--single-threaded-gc\` (3.73-4.83 against 4.11-6.34, two rounds of three),
+    \`CONSUMER_PREFETCH\` 100 instead of 20 (the consumers' per-batch statements stayed at 0.05 a reply,
+    batches of about 20: what bounds a batch is what arrives while the one before is written, not the
+    prefetch). Checking the envelope against its contract costs a consumer 7 µs an event (zod; JSON.parse
+    4 µs more): under 1% of a reply with its four deliveries.
+  - At 3 connections (166 replies/s, profiler on, idle not subtracted) a reply cost 11.2 CPU ms against
+    4.6 at 16: each consumer's batch is then one or two events, so its transaction, dedupe insert, ack
+    and wake-up are paid per event (realtime 1.1, reports 1.1, automation 1.05 CPU ms an event, against
+    0.37-0.42 at 16 connections). The target's figure is the saturated, batched one.
+  - \`/cable\` (issue 14), a \`pnpm start\` stack on a fresh database, 1,000 subscribers, 200 events/s for
+    10 s, every one of the 2,000,000 frames once and in order on every socket: the delivery alone
+    (\`BENCH_CABLE_ONLY=log\`) p50 21, p95 39, **p99 48 ms** (realtime 2.77 CPU ms an event, the client
+    3.97); through the outbox (the whole fan-out) p50 117 ms, p95 527, p99 681 (realtime 2.63, the client
+    2.42, Postgres 0.97, reports 0.95, RabbitMQ 0.81, automation 0.59, conversations 0.34: about 9 CPU ms an
+    event, 1.8 of the 2 cores at 200/s). The channel's part meets the target; the machine's two cores,
+    shared with the client, queue the fan-out.
 - Query plans of the conversation list and \`q\` search on 100k conversations are in the conversations
   section of \`architecture.md\` (\`pnpm --filter @parley/conversations explain\`); the audit log's list
   timings on 2M entries in its section (\`pnpm --filter @parley/audit bench\`).
