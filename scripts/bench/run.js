@@ -84,24 +84,29 @@ async function ensureDatabase(databaseUrl, { fresh = false } = {}) {
   }
 }
 
-/** Starts scripts/start.js on the first free block of ports from PORT_OFFSET 700 (other stacks on this machine keep theirs). */
-async function startStack(databaseUrl) {
-  let offset = Number(env.BENCH_PORT_OFFSET || 700);
+/**
+ * Starts scripts/start.js on the first free block of ports from PORT_OFFSET 700 (other stacks on this
+ * machine keep theirs). `o`: another checkout's `root` (scripts/bench/ab.js), its servers, namespace and
+ * settings of its own (`env`).
+ */
+async function startStack(databaseUrl, o = {}) {
+  const { root: stackRoot = root, amqpUrl = AMQP_URL, redisUrl = REDIS_URL, namespace = NAMESPACE, quiet = false } = o;
+  let offset = o.portOffset ?? Number(env.BENCH_PORT_OFFSET || 700);
   for (;; offset += 100) {
     const ports = [...Array.from({ length: 8 }, (_, i) => 3000 + offset + i), ...Array.from({ length: 8 }, (_, i) => 9464 + offset + i)];
     if ((await Promise.all(ports.map(portFree))).every(Boolean)) break;
     if (offset > 5000) throw new Error('no free block of ports for the stack');
   }
   const base = `http://127.0.0.1:${3000 + offset}`;
-  log(`[bench] starting the stack on ${base} against ${databaseUrl} (namespace ${NAMESPACE})`);
-  const child = spawn(process.execPath, [path.join(root, 'scripts', 'start.js')], {
-    cwd: root,
+  if (!quiet) log(`[bench] starting the stack on ${base} against ${databaseUrl} (namespace ${namespace})`);
+  const child = spawn(process.execPath, [path.join(stackRoot, 'scripts', 'start.js')], {
+    cwd: stackRoot,
     env: {
       ...env,
       DATABASE_URL: databaseUrl,
-      AMQP_URL,
-      REDIS_URL,
-      NAMESPACE,
+      AMQP_URL: amqpUrl,
+      REDIS_URL: redisUrl,
+      NAMESPACE: namespace,
       PORT_OFFSET: String(offset),
       LOG_LEVEL: 'warn',
       PLATFORM_API_TOKEN: PLATFORM,
@@ -112,6 +117,7 @@ async function startStack(databaseUrl) {
       // middle of a measured scenario. The data sets' outbox and processed_events rows from
       // earlier runs are pruned before measuring instead (pruneKernelTables in phase()).
       KERNEL_PRUNE_INTERVAL_MS: '0',
+      ...o.env,
     },
     stdio: ['ignore', 'ignore', 'inherit'],
   });
@@ -138,13 +144,13 @@ async function startStack(databaseUrl) {
 }
 
 /** Consumers done: no outbox row unpublished and every consumer queue empty, three times in a row. */
-async function makeDrain(db) {
+async function makeDrain(db, { amqpUrl = AMQP_URL, namespace = NAMESPACE } = {}) {
   const amqp = ceilings.fromShared('amqplib');
   const { SERVICE_REGISTRY } = require('@parley/shared');
-  const queues = SERVICE_REGISTRY.flatMap((s) => s.queues).map((q) => `${NAMESPACE}${q}`);
+  const queues = SERVICE_REGISTRY.flatMap((s) => s.queues).map((q) => `${namespace}${q}`);
   const { rows } = await db.query(`SELECT table_schema FROM information_schema.tables WHERE table_name = 'outbox'`);
   const outboxes = rows.map((r) => r.table_schema);
-  const conn = await amqp.connect(AMQP_URL);
+  const conn = await amqp.connect(amqpUrl);
   conn.on('error', () => undefined);
   // checkQueue of a missing queue closes the channel: one channel per check.
   const depth = async (q) => {
@@ -785,4 +791,4 @@ async function main(argv) {
   }
 }
 
-module.exports = { main };
+module.exports = { main, ensureDatabase, startStack, makeDrain, scenarios, writeTargets };
