@@ -376,15 +376,21 @@ pnpm bench:ab [<revision>]             # this checkout against a revision (defau
 To tell whether a change made a request cheaper, compare builds with \`pnpm bench:ab\` (scripts/bench/ab.js),
 not one run against the page: on this shared host a request's CPU moves by a fifth either way within an
 hour ("Other benchmarks"), so runs one after the other, or against the committed figures, cannot tell a
-change of 5-10%. It checks the revision out under /tmp/parley-ab, starts both stacks (their own database
-with a fresh small data set, private RabbitMQ and Redis, ports) and runs each scenario on both at the same
-moment, each side's load from a process of its own, for \`BENCH_AB_ROUNDS\` (6) rounds after a warm-up;
-it prints each round's stack CPU ms per request and the median of B/A. \`BENCH_AB_ENV_A\`/\`BENCH_AB_ENV_B\`
+change of 5-10%. It checks the revision out under /tmp/parley-ab (built once; \`git worktree remove --force
+/tmp/parley-ab/<sha>\` removes one), starts both stacks (their own database with a fresh small data set,
+private RabbitMQ and Redis, ports) and runs the small account's labels, list and message create
+(\`BENCH_ONLY\` picks others) on both at the same moment, each side's load from a process of its own,
+started together, for \`BENCH_AB_ROUNDS\` (6) rounds after a warm-up; a round with a failed request is
+refused. That is one run; \`BENCH_AB_RUNS\` (3) runs start both stacks anew each time, because one
+process's compiled code can cost 10-15% more or less than another's for the same build. It prints each
+round's stack CPU ms per request, each run's median of B/A, and the median of those. \`BENCH_AB_ENV_A\`/\`BENCH_AB_ENV_B\`
 give one side settings of its own (\`BENCH_AB_ENV_B='SERVICE_NODE_ARGS=--maglev'\`). Two stacks on two cores
 cost more a request than one (the ratio is what it tells). Its own noise, from A/A runs of one build on
-2026-11-29: medians 0.968-1.022 over 6-8 rounds, single rounds 0.89-1.08, with the second side (B) reading
-about 2-3% cheaper in message create whichever setting it had; an effect under ~4% needs the run repeated
-with the sides swapped.
+2026-11-29: single rounds 0.82-1.11; a run's median 0.96-1.04 for message create and labels, but 0.86 in
+one run for the list (every round of it 0.82-0.90: the two conversations processes had settled on code
+of different cost), hence several runs; three runs of five rounds gave medians of medians of 0.980 for
+the list (runs 0.959, 0.980, 1.014) and 1.000 for message create (0.945, 1.000, 1.038). Read an effect
+under ~5% as noise.
 
 Settings (environment): \`BENCH_SECONDS\` per scenario (${r.settings?.seconds}), \`BENCH_CONNECTIONS\` at saturation
 (${r.settings?.connections}), \`BENCH_RATE\` offered req/s for latency (${r.settings?.rate}), \`BENCH_RULE_RATE\` (${r.settings?.ruleRate}) after \`BENCH_RULE_WARMUP\` unmeasured rule messages (${r.settings?.ruleWarmup ?? 0}),
@@ -879,8 +885,8 @@ the scenario).
     batches of about 20: what bounds a batch is what arrives while the one before is written, not the
     prefetch). Checking the envelope against its contract costs a consumer 7 µs an event (zod; JSON.parse
     4 µs more): under 1% of a reply with its four deliveries.
-  - Then side by side (\`pnpm bench:ab\`, 8 rounds each): \`--maglev\` on B, message create B/A 0.971 and the
-    list 0.996; on A instead, B/A 0.979: no effect, the 2-3% being the side's. The list and message create
+  - Then side by side (\`pnpm bench:ab\`, one run of 8 rounds each way): \`--maglev\` on B, message create
+    B/A 0.971 and the list 0.996; on A instead, B/A 0.979: no effect. The list and message create
     measured 2.7-3.3 and 4.1-5.3 CPU ms a request in these runs, two stacks sharing the two cores.
   - At 3 connections (166 replies/s, profiler on, idle not subtracted) a reply cost 11.2 CPU ms against
     4.6 at 16: each consumer's batch is then one or two events, so its transaction, dedupe insert, ack

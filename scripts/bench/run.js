@@ -73,7 +73,13 @@ async function ensureDatabase(databaseUrl, { fresh = false } = {}) {
   const c = new Client({ connectionString: u.toString() });
   await c.connect();
   try {
-    if (fresh) await c.query(`DROP DATABASE IF EXISTS ${DB_NAME.replace(/[^A-Za-z0-9_]/g, '')} WITH (FORCE)`);
+    // Not WITH (FORCE): a session still on it (another run measuring, a psql) is told, not killed.
+    if (fresh) {
+      await c.query(`DROP DATABASE IF EXISTS ${DB_NAME.replace(/[^A-Za-z0-9_]/g, '')}`).catch((err) => {
+        if (err.code === '55006') throw new Error(`database ${DB_NAME} is in use (another benchmark run, a stack left running, a psql session?): end it, or give this run another database (BENCH_DATABASE_URL)`);
+        throw err;
+      });
+    }
     const { rows } = await c.query('SELECT 1 FROM pg_database WHERE datname = $1', [DB_NAME]);
     if (rows.length === 0) {
       await c.query(`CREATE DATABASE ${DB_NAME.replace(/[^A-Za-z0-9_]/g, '')}`);
