@@ -866,7 +866,7 @@ the scenario).
   broke off mid-answer then reached the client as a reset without its status line, and alternating runs of
   two gateways side by side (list page, 16 connections, 8 runs each) could not tell the writes apart from
   the noise (0.55-1.16 CPU ms a request either way): not done.
-- **What the noise allows, and what was tried (2026-11-29, 16:50-18:00 UTC; a fresh machine, bare node:http
+- **What the noise allows, and what was tried (2026-11-29, 16:50-18:35 UTC; a fresh machine, bare node:http
   0.015-0.02 CPU ms, near the targets' host):**
   - Message create, 5 s runs of one build, in the same hour: 3.73, 4.11, 4.16, 4.21, 4.33, 4.37, 4.49, 4.58,
     4.77, 4.84, 4.88, 5.03, 5.05, 5.27, 6.34 CPU ms a reply. CPU a reply times req/s stayed about 1.8 cores:
