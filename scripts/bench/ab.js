@@ -27,7 +27,7 @@ const { Client } = require('pg');
 const autocannon = require('autocannon');
 const cpu = require('./proc-cpu');
 const { generate, SMALL, sizesFromEnv } = require('./generate');
-const { ensureDatabase, startStack, makeDrain, scenarios, writeTargets } = require('./run');
+const { startPrivateServers, ensureDatabase, startStack, makeDrain, scenarios, writeTargets } = require('./run');
 
 const root = path.resolve(__dirname, '..', '..');
 const env = process.env;
@@ -136,74 +136,49 @@ async function loadChild(job) {
   process.stdout.write(JSON.stringify({ ok: r['2xx'], non2xx: r.non2xx, errors: r.errors, timeouts: r.timeouts }));
 }
 
-/** Kills a side's private servers if this process ends before their stop (RabbitMQ runs in a process group of its own). */
-function killOnExit(mq, redis) {
-  const kill = () => {
-    for (const [pid, group] of [[mq.proc?.pid, true], [redis.proc?.pid, false]]) {
-      if (!pid) continue;
-      try {
-        process.kill(group ? -pid : pid, 'SIGTERM');
-      } catch {
-        /* gone */
-      }
-    }
-  };
-  process.on('exit', kill);
-  return () => process.off('exit', kill);
-}
-
+/** One side: its private servers, fresh database and stack, and the small data set; on any failure what was started is stopped. */
 async function side(label, dir, portOffset) {
-  const { PrivateRabbit, PrivateRedis } = require('@parley/testkit');
-  const [mq, redis] = await Promise.all([PrivateRabbit.start(), PrivateRedis.start()]);
-  const forget = killOnExit(mq, redis);
+  const servers = await startPrivateServers();
+  const { mq, redis } = servers;
   let stack = null;
   let db = null;
-  const stopServers = async () => {
-    await Promise.all([mq.stop(), redis.stop()].map((p) => p.catch(() => undefined)));
-    forget();
-  };
   try {
-    return await sideOn(label, dir, portOffset, mq, redis, (s, c) => ((stack = s), (db = c)), stopServers);
+    const u = new URL(BASE_DB);
+    u.pathname = `/parley_ab_${label.toLowerCase()}`;
+    const databaseUrl = u.toString();
+    await ensureDatabase(databaseUrl, { fresh: true });
+    const namespace = `ab${label.toLowerCase()}.`;
+    // BENCH_AB_ENV_A / BENCH_AB_ENV_B: settings for one side only ("KEY=value KEY2=value"), to compare settings of one build.
+    const extra = parseEnv(env[`BENCH_AB_ENV_${label}`], `BENCH_AB_ENV_${label}`);
+    stack = await startStack(databaseUrl, { root: dir, amqpUrl: mq.url, redisUrl: redis.url, namespace, portOffset, quiet: true, env: extra });
+    db = new Client({ connectionString: databaseUrl });
+    await db.connect();
+    const { drain, close } = await makeDrain(db, { amqpUrl: mq.url, namespace });
+    const d = await generate({ base: stack.base, databaseUrl, platformToken: PLATFORM, label: 'small', sizes: sizesFromEnv(SMALL), log: () => undefined });
+    if (!(await drain(300_000))) throw new Error(`${label}: the data set's events did not drain`);
+    const scope = { root: dir, database: u.pathname.slice(1), parentPid: stack.child.pid, rabbitmqPgid: mq.proc.pid, redis: `:${redis.port}` };
+    const list = scenarios(d, await writeTargets(db, d)).filter(([key]) => ONLY.test(key));
+    log(`[ab] ${label}: ${dir} on ${stack.base}, database ${u.pathname.slice(1)}${Object.keys(extra).length ? `, with ${JSON.stringify(extra)}` : ''}`);
+    return {
+      label,
+      base: stack.base,
+      scope,
+      drain,
+      alive: stack.alive,
+      scenarios: new Map(list.map(([key, , kind]) => [key, { kind, job: { key, base: stack.base, databaseUrl, d } }])),
+      stop: async () => {
+        await close();
+        await db.end().catch(() => undefined);
+        await stack.stop();
+        await servers.stop();
+      },
+    };
   } catch (err) {
     await db?.end().catch(() => undefined);
     await stack?.stop();
-    await stopServers();
+    await servers.stop();
     throw err;
   }
-}
-
-async function sideOn(label, dir, portOffset, mq, redis, started, stopServers) {
-  const u = new URL(BASE_DB);
-  u.pathname = `/parley_ab_${label.toLowerCase()}`;
-  const databaseUrl = u.toString();
-  await ensureDatabase(databaseUrl, { fresh: true });
-  const namespace = `ab${label.toLowerCase()}.`;
-  // BENCH_AB_ENV_A / BENCH_AB_ENV_B: settings for one side only ("KEY=value KEY2=value"), to compare settings of one build.
-  const extra = parseEnv(env[`BENCH_AB_ENV_${label}`], `BENCH_AB_ENV_${label}`);
-  const stack = await startStack(databaseUrl, { root: dir, amqpUrl: mq.url, redisUrl: redis.url, namespace, portOffset, quiet: true, env: extra });
-  const db = new Client({ connectionString: databaseUrl });
-  started(stack, db);
-  await db.connect();
-  const { drain, close } = await makeDrain(db, { amqpUrl: mq.url, namespace });
-  const d = await generate({ base: stack.base, databaseUrl, platformToken: PLATFORM, label: 'small', sizes: sizesFromEnv(SMALL), log: () => undefined });
-  if (!(await drain(300_000))) throw new Error(`${label}: the data set's events did not drain`);
-  const scope = { root: dir, database: u.pathname.slice(1), parentPid: stack.child.pid, rabbitmqPgid: mq.proc.pid, redis: `:${redis.port}` };
-  const list = scenarios(d, await writeTargets(db, d)).filter(([key]) => ONLY.test(key));
-  log(`[ab] ${label}: ${dir} on ${stack.base}, database ${u.pathname.slice(1)}${Object.keys(extra).length ? `, with ${JSON.stringify(extra)}` : ''}`);
-  return {
-    label,
-    base: stack.base,
-    scope,
-    drain,
-    alive: stack.alive,
-    scenarios: new Map(list.map(([key, , kind]) => [key, { kind, job: { key, base: stack.base, databaseUrl, d } }])),
-    stop: async () => {
-      await close();
-      await db.end().catch(() => undefined);
-      await stack.stop();
-      await stopServers();
-    },
-  };
 }
 
 async function main() {

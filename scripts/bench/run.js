@@ -65,6 +65,31 @@ function portFree(port) {
   });
 }
 
+/**
+ * A private RabbitMQ and Redis (packages/testkit), killed with this process if it ends before
+ * `stop` (RabbitMQ runs in a process group of its own; testkit keeps each child in `proc`).
+ */
+async function startPrivateServers() {
+  const { PrivateRabbit, PrivateRedis } = require('@parley/testkit');
+  const [mq, redis] = await Promise.all([PrivateRabbit.start(), PrivateRedis.start()]);
+  const kill = () => {
+    for (const [pid, group] of [[mq.proc?.pid, true], [redis.proc?.pid, false]]) {
+      if (!pid) continue;
+      try {
+        process.kill(group ? -pid : pid, 'SIGTERM');
+      } catch {
+        /* gone */
+      }
+    }
+  };
+  process.on('exit', kill);
+  const stop = async () => {
+    await Promise.all([mq.stop(), redis.stop()].map((p) => p.catch(() => undefined)));
+    process.off('exit', kill);
+  };
+  return { mq, redis, stop };
+}
+
 /** Creates the database if it is missing; `fresh`: drops it first (its data set is made again). */
 async function ensureDatabase(databaseUrl, { fresh = false } = {}) {
   const DB_NAME = new URL(databaseUrl).pathname.slice(1);
@@ -715,22 +740,10 @@ async function main(argv) {
   // alone on a shared machine; BENCH_SHARED_SERVERS=1 uses AMQP_URL/REDIS_URL (the shared ones) instead.
   const privateServers = [];
   if (env.BENCH_SHARED_SERVERS !== '1') {
-    const { PrivateRabbit, PrivateRedis } = require('@parley/testkit');
     log('[bench] starting a private RabbitMQ and Redis');
-    const [mq, redis] = await Promise.all([PrivateRabbit.start(), PrivateRedis.start()]);
-    privateServers.push(mq, redis);
-    // If this process dies first, take them along (RabbitMQ runs in a process group of its own).
-    process.on('exit', () => {
-      for (const [s, group] of [[mq, true], [redis, false]]) {
-        const pid = s.proc?.pid; // testkit keeps the child in `proc`
-        if (!pid) continue;
-        try {
-          process.kill(group ? -pid : pid, 'SIGTERM');
-        } catch {
-          /* gone */
-        }
-      }
-    });
+    const servers = await startPrivateServers();
+    const { mq, redis } = servers;
+    privateServers.push(servers);
     AMQP_URL = mq.url;
     REDIS_URL = redis.url;
     privateMatch.rabbitmqPgid = mq.proc.pid;
@@ -797,4 +810,4 @@ async function main(argv) {
   }
 }
 
-module.exports = { main, ensureDatabase, startStack, makeDrain, scenarios, writeTargets };
+module.exports = { main, startPrivateServers, ensureDatabase, startStack, makeDrain, scenarios, writeTargets };
