@@ -15,7 +15,7 @@
  * (parley_ab_a, parley_ab_b) with the small data set made fresh, a private RabbitMQ and Redis (their
  * CPU counted for their side alone), its own port block, and `pnpm bench`'s small-account scenarios
  * at saturation (BENCH_CONNECTIONS each): by default labels, list and message_create (BENCH_ONLY picks
- * others). Every round runs a scenario on both at once for BENCH_SECONDS, each side's load from a
+ * others; `rule`, rule messages at a fixed rate, is below). Every round runs a scenario on both at once for BENCH_SECONDS, each side's load from a
  * process of its own, started together; writes are drained before the CPU is read, and a round with
  * any failed request is refused. Prints each round's stack CPU ms per request of A and B and B/A,
  * then the median ratio per scenario and, for the round nearest it, the processes that moved most.
@@ -27,7 +27,7 @@ const { Client } = require('pg');
 const autocannon = require('autocannon');
 const cpu = require('./proc-cpu');
 const { generate, SMALL, sizesFromEnv } = require('./generate');
-const { startPrivateServers, ensureDatabase, startStack, makeDrain, scenarios, writeTargets } = require('./run');
+const { startPrivateServers, ensureDatabase, startStack, makeDrain, scenarios, writeTargets, ensureRuleProbe, ruleTargets, postRuleMessage } = require('./run');
 
 const root = path.resolve(__dirname, '..', '..');
 const env = process.env;
@@ -42,6 +42,19 @@ const ROUNDS = Math.max(1, Number(env.BENCH_AB_ROUNDS || 6));
 const RUNS = Math.max(1, Number(env.BENCH_AB_RUNS || 3));
 const WARM_SECONDS = Number(env.BENCH_AB_WARMUP_SECONDS || 10);
 const ONLY = new RegExp(env.BENCH_ONLY || '^(labels|list|message_create)$');
+/**
+ * `rule` (only when BENCH_ONLY names it): rule messages (incoming, matched by a `message_created` rule
+ * that adds a label: `pnpm bench`'s rule effect) at BENCH_AB_RULE_RATE a second on each side, each to
+ * a conversation without the label, drained before the CPU is read: what a rule message costs with
+ * its rule's command, the label change and every event's fan-out, at a fixed rate (where consumers
+ * batch as they do below saturation). Its data set is larger (BENCH_AB_RULE_CONVERSATIONS, 10,000,
+ * about 3,000 open; 50 rules, as the large account) so every round has conversations to label.
+ */
+const RULE_RATE = Number(env.BENCH_AB_RULE_RATE || 50);
+const WITH_RULE = ONLY.test('rule');
+const SIZES = WITH_RULE
+  ? sizesFromEnv({ ...SMALL, conversations: Number(env.BENCH_AB_RULE_CONVERSATIONS || 10_000), messages: 50_000, contacts: 5_000, rules: 50 })
+  : sizesFromEnv(SMALL);
 const PLATFORM = env.PLATFORM_API_TOKEN || 'parley-dev-platform-token-change-me';
 const BASE_DB = env.BENCH_DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/parley_bench';
 const log = (line) => process.stdout.write(`${line}\n`);
@@ -122,6 +135,7 @@ function loadBoth(jobs, seconds) {
 
 /** The child's side of `loadBoth`: the scenario's requests built as `pnpm bench` builds them, sent for `seconds` from `go`. */
 async function loadChild(job) {
+  if (job.key === 'rule') return ruleLoad(job);
   const db = new Client({ connectionString: job.databaseUrl });
   await db.connect();
   const targets = await writeTargets(db, job.d);
@@ -134,6 +148,36 @@ async function loadChild(job) {
     autocannon({ url: job.base, connections: CONNECTIONS, duration: job.seconds, requests: found[3], timeout: 10 }, (err, res) => (err ? reject(err) : resolve(res)));
   });
   process.stdout.write(JSON.stringify({ ok: r['2xx'], non2xx: r.non2xx, errors: r.errors, timeouts: r.timeouts }));
+}
+
+/** The child's side of `loadBoth` for `rule`: RULE_RATE rule messages a second for `seconds`, each to its own conversation. */
+async function ruleLoad(job) {
+  const db = new Client({ connectionString: job.databaseUrl });
+  await db.connect();
+  const total = Math.round(RULE_RATE * job.seconds);
+  const ids = await ruleTargets(db, job.d, total);
+  await db.end();
+  if (ids.length < total) throw new Error(`only ${ids.length} conversations without the label left (BENCH_AB_RULE_CONVERSATIONS)`);
+  process.stdout.write('ready\n');
+  await new Promise((resolve) => process.stdin.once('data', resolve));
+  const counts = { ok: 0, non2xx: 0, errors: 0, timeouts: 0 };
+  const t0 = performance.now();
+  const sends = [];
+  for (let i = 0; i < total; i++) {
+    const wait = t0 + (i * 1000) / RULE_RATE - performance.now();
+    if (wait > 1) await sleep(wait);
+    sends.push(
+      postRuleMessage(job.base, job.d, ids[i], i)
+        .then(async (res) => {
+          await res.arrayBuffer();
+          if (res.ok) counts.ok++;
+          else counts.non2xx++;
+        })
+        .catch(() => counts.errors++),
+    );
+  }
+  await Promise.all(sends);
+  process.stdout.write(JSON.stringify(counts));
 }
 
 /** One side: its private servers, fresh database and stack, and the small data set; on any failure what was started is stopped. */
@@ -154,10 +198,11 @@ async function side(label, dir, portOffset) {
     db = new Client({ connectionString: databaseUrl });
     await db.connect();
     const { drain, close } = await makeDrain(db, { amqpUrl: mq.url, namespace });
-    const d = await generate({ base: stack.base, databaseUrl, platformToken: PLATFORM, label: 'small', sizes: sizesFromEnv(SMALL), log: () => undefined });
+    const d = await generate({ base: stack.base, databaseUrl, platformToken: PLATFORM, label: 'small', sizes: SIZES, log: () => undefined });
+    if (WITH_RULE) await ensureRuleProbe(stack.base, d);
     if (!(await drain(300_000))) throw new Error(`${label}: the data set's events did not drain`);
     const scope = { root: dir, database: u.pathname.slice(1), parentPid: stack.child.pid, rabbitmqPgid: mq.proc.pid, redis: `:${redis.port}` };
-    const list = scenarios(d, await writeTargets(db, d)).filter(([key]) => ONLY.test(key));
+    const list = [...scenarios(d, await writeTargets(db, d)), ...(WITH_RULE ? [['rule', 'rule messages', 'write']] : [])].filter(([key]) => ONLY.test(key));
     log(`[ab] ${label}: ${dir} on ${stack.base}, database ${u.pathname.slice(1)}${Object.keys(extra).length ? `, with ${JSON.stringify(extra)}` : ''}`);
     return {
       label,

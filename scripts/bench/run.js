@@ -426,10 +426,10 @@ function withoutPoller(per) {
   return { ...per, stack: Math.round(((per.stack ?? 0) - (per.pg_other ?? 0)) * 100) / 100 };
 }
 
-/** Posts `message_created` messages at a fixed rate, each to its own conversation, with a rule adding a label; time from the API's answer to the label being in the conversation. */
-async function ruleLatency(ctx, d) {
+/** The benchmark's rule (a `message_created` rule adding the label `rule-hit` to messages containing `rule-probe`), made once per account. */
+async function ensureRuleProbe(base, d) {
   const A = `/api/v1/accounts/${d.accountId}`;
-  const call = (m, p, b) => callApi(ctx.base, m, p, d.token, b);
+  const call = (m, p, b) => callApi(base, m, p, d.token, b);
   const labels = await call('GET', `${A}/labels`);
   if (!labels.payload.some((l) => l.title === 'rule-hit')) await call('POST', `${A}/labels`, { title: 'rule-hit', description: 'added by the benchmark rule' });
   const rules = await call('GET', `${A}/automation_rules`);
@@ -445,6 +445,29 @@ async function ruleLatency(ctx, d) {
     });
     await sleep(1000);
   }
+}
+
+/** Open conversations of the account without the rule's label yet (`n` of them). */
+async function ruleTargets(db, d, n) {
+  const { rows } = await db.query(
+    `SELECT display_id FROM conversations.conversations WHERE account_id = $1 AND status = 'open' AND NOT labels @> ARRAY['rule-hit'] ORDER BY id LIMIT $2`,
+    [d.accountId, n],
+  );
+  return rows.map((r) => r.display_id);
+}
+
+/** One rule message (an incoming message whose content the benchmark's rule matches) to conversation `displayId`. */
+function postRuleMessage(base, d, displayId, i) {
+  return fetch(`${base}/api/v1/accounts/${d.accountId}/conversations/${displayId}/messages`, {
+    method: 'POST',
+    headers: { api_access_token: d.token, 'content-type': 'application/json' },
+    body: JSON.stringify({ content: `rule-probe ${i}: please tag this`, message_type: 'incoming' }),
+  });
+}
+
+/** Posts `message_created` messages at a fixed rate, each to its own conversation, with a rule adding a label; time from the API's answer to the label being in the conversation. */
+async function ruleLatency(ctx, d) {
+  await ensureRuleProbe(ctx.base, d);
   // Unmeasured first, on the same path at a quarter of the rate, then drained: the rule's command,
   // the label change and its activity message are code the scenarios before did not run, and a
   // stack pays V8's first compiles in its first few hundred calls (see WARMUP_REQUESTS).
@@ -460,12 +483,8 @@ async function ruleLatency(ctx, d) {
 
 /** `total` rule messages at `rate` a second, each to a conversation without the label yet; answered when every label is seen (or 30 s after the last answer) and the consumers drained. */
 async function ruleRound(ctx, d, total, rate) {
-  const A = `/api/v1/accounts/${d.accountId}`;
-  const { rows } = await ctx.db.query(
-    `SELECT display_id FROM conversations.conversations WHERE account_id = $1 AND status = 'open' AND NOT labels @> ARRAY['rule-hit'] ORDER BY id LIMIT $2`,
-    [d.accountId, total],
-  );
-  if (rows.length < total) return { error: `only ${rows.length} conversations without the label left` };
+  const ids = await ruleTargets(ctx.db, d, total);
+  if (ids.length < total) return { error: `only ${ids.length} conversations without the label left` };
   const answered = new Map();
   const seen = new Map();
   const before = cpu.snapshot();
@@ -493,13 +512,9 @@ async function ruleRound(ctx, d, total, rate) {
     const due = t0 + (i * 1000) / rate;
     const wait = due - performance.now();
     if (wait > 1) await sleep(wait);
-    const id = rows[i].display_id;
+    const id = ids[i];
     sends.push(
-      fetch(`${ctx.base}${A}/conversations/${id}/messages`, {
-        method: 'POST',
-        headers: { api_access_token: d.token, 'content-type': 'application/json' },
-        body: JSON.stringify({ content: `rule-probe ${i}: please tag this`, message_type: 'incoming' }),
-      })
+      postRuleMessage(ctx.base, d, id, i)
         .then(async (res) => {
           await res.arrayBuffer();
           if (!res.ok) failures++;
@@ -810,4 +825,4 @@ async function main(argv) {
   }
 }
 
-module.exports = { main, startPrivateServers, ensureDatabase, startStack, makeDrain, scenarios, writeTargets };
+module.exports = { main, startPrivateServers, ensureDatabase, startStack, makeDrain, scenarios, writeTargets, ensureRuleProbe, ruleTargets, postRuleMessage };
