@@ -97,7 +97,13 @@ export async function changeConversation(tx: Executor, cause: Cause, before: Con
   }
   if (Object.keys(full).length === 0) return before;
   full.updated_at = new Date();
-  const after = (opts.last ? updateConversationAtCommit(tx, before, full) : null) ?? (await updateConversationRow(tx, before.account_id, before.id, full));
+  // When the change writes activity messages, the row's last_activity_at moves to theirs (the
+  // transaction's now(), their created_at) in this same update, not in a second update of the row
+  // (a new version of it and an entry in each of its indexes): `addActivities` then finds it set.
+  const activityFollows = opts.activity !== false && activityTexts(before, { ...before, ...full }, diff(conversationSnapshot(before), conversationSnapshot({ ...before, ...full }), WATCHED), cause.ctx, actorName(cause.ctx), opts).length > 0;
+  const after =
+    (opts.last ? updateConversationAtCommit(tx, before, full) : null) ??
+    (await updateConversationRow(tx, before.account_id, before.id, full, { activityNow: activityFollows }));
 
   const changes = diff(conversationSnapshot(before), conversationSnapshot(after), WATCHED);
   if (Object.keys(changes).length === 0) return after;
@@ -121,6 +127,12 @@ export async function changeConversation(tx: Executor, cause: Cause, before: Con
   await emit(tx, cause, 'conversation.updated', acc, snap, changes);
 
   if (opts.activity === false) return after;
+  const texts = activityTexts(before, after, changes, ctx, who, opts);
+  return addActivities(tx, cause, after, texts, opts.last === true);
+}
+
+/** The activity messages a change writes (Chatwoot's), in order: status, assignee, team, labels, priority, mute. */
+function activityTexts(before: ConversationRow, after: ConversationRow, changes: Changes, ctx: RequestContext, who: string, opts: ChangeOptions): string[] {
   const texts: string[] = [];
   if (changes['status']) {
     const text = opts.statusActivity ?? STATUS_ACTIVITY[after.status]?.replace('%s', who);
@@ -154,7 +166,7 @@ export async function changeConversation(tx: Executor, cause: Cause, before: Con
     texts.push(text);
   }
   if (changes['muted']) texts.push(after.muted ? `${who} has muted the conversation` : `${who} has unmuted the conversation`);
-  return addActivities(tx, cause, after, texts, opts.last === true);
+  return texts;
 }
 
 /**
@@ -166,6 +178,8 @@ export async function addActivities(tx: Executor, cause: Cause, conv: Conversati
   let last: MessageRow | null = null;
   for (const text of texts) last = await addActivity(tx, cause, conv, text);
   const at = (last as MessageRow).created_at;
+  // Set already by the change's own update (`changeConversation`: the same now()).
+  if (conv.last_activity_at instanceof Date && conv.last_activity_at.getTime() === at.getTime()) return conv;
   // `ends` (the transaction changes and reads the row no more): with the COMMIT where the transaction
   // writes at commit (prepared, no round trip of its own). The row was updated above, so this
   // transaction holds its lock; a later read in it would see the old time, hence only when it ends.

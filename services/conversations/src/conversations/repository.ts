@@ -77,7 +77,8 @@ const UPDATABLE = {
 
 export type ConversationPatch = Partial<Pick<ConversationRow, keyof typeof UPDATABLE>>;
 
-export async function updateConversationRow(tx: Executor, accountId: number, id: string, patch: ConversationPatch): Promise<ConversationRow> {
+/** `activityNow`: also sets last_activity_at to the transaction's now() (the created_at of activity messages it writes next). */
+export async function updateConversationRow(tx: Executor, accountId: number, id: string, patch: ConversationPatch, opts: { activityNow?: boolean } = {}): Promise<ConversationRow> {
   const sets: string[] = [];
   const values: unknown[] = [accountId, id];
   for (const [key, kind] of Object.entries(UPDATABLE)) {
@@ -86,6 +87,7 @@ export async function updateConversationRow(tx: Executor, accountId: number, id:
     values.push(kind === 'json' ? JSON.stringify(v) : v);
     sets.push(`${key} = $${values.length}${kind === 'text[]' ? '::text[]' : ''}`);
   }
+  if (opts.activityNow && !('last_activity_at' in patch)) sets.push('last_activity_at = now()');
   if (sets.length === 0) {
     const row = await findConversationById(tx, accountId, id);
     return row as ConversationRow;
