@@ -114,13 +114,13 @@ const insertRunRows = prepared(
      SELECT r.account_id, r.rule_id, r.event_id, r.event_type, r.event_name, r.conversation_id, r.message_id, r.matched, r.reason, r.condition_results, r.actions, r.errors
      FROM jsonb_to_recordset($1::jsonb) AS r(account_id integer, rule_id integer, event_id uuid, event_type text, event_name text, conversation_id integer,
        message_id bigint, matched boolean, reason text, condition_results jsonb, actions jsonb, errors jsonb)
-     WHERE EXISTS (SELECT 1 FROM automation_rules a WHERE a.id = r.rule_id)
-     ON CONFLICT (rule_id, event_id) DO NOTHING`,
+     WHERE EXISTS (SELECT 1 FROM automation_rules a WHERE a.id = r.rule_id)`,
 );
 
 /**
  * Records the evaluations of one event, or of a batch of events, in one statement (hundreds of
- * rules stay one round trip); a second record for the same rule and event is ignored.
+ * rules stay one round trip). Once per event: the caller's transaction also records the event as
+ * processed (the kernel's consumer), so no key of their own (migration 007).
  */
 export async function insertRuns(db: Executor, runs: NewRun[]): Promise<void> {
   if (runs.length === 0) return;
