@@ -54,13 +54,18 @@ describe('StreamHub (one reader per replica, reads coalesced per flush window)',
     const b = new Recorder();
     hub.add(stream, a, '0-0');
     hub.add(stream, b, '0-0');
-    hub.start();
-    // 30 rounds of 5 entries, a round every 10 ms or so: ten times the hub's rate of reads.
+    // 30 rounds of 5 entries, a round every 10 ms or so: ten times the hub's rate of reads. The
+    // first is there before the hub starts (its first read finds entries, so it never blocks while
+    // the rounds come): a read that blocked is followed at once by another (the hub's drain), which
+    // would take the rest of a round a millisecond later.
     const rounds = 30;
+    const roundAt: number[] = [];
     for (let r = 0; r < rounds; r++) {
       const p = redis.pipeline();
       for (let k = 0; k < 5; k++) p.xadd(stream, '*', 'e', entry(r * 5 + k));
       await p.exec();
+      roundAt.push(Date.now());
+      if (r === 0) hub.start();
       await sleep(10);
     }
     const written = await all(stream);
@@ -75,8 +80,12 @@ describe('StreamHub (one reader per replica, reads coalesced per flush window)',
     }
     // Both listeners got the same reads.
     expect(b.pushes.map((p) => p.ids)).toEqual(a.pushes.map((p) => p.ids));
-    // Coalesced: reads at least a window apart (a timer may fire a millisecond early), so fewer reads than rounds.
-    for (let i = 1; i < a.pushes.length; i++) expect(a.pushes[i]!.at - a.pushes[i - 1]!.at).toBeGreaterThanOrEqual(flushMs - 2);
+    // Coalesced: reads at least a window apart (a timer may fire a millisecond early), so fewer reads
+    // than rounds. Only where this machine stalled the rounds for a window (the stream went quiet,
+    // the hub blocked, and the next round woke it) may one read follow another at once.
+    const stalls = roundAt.filter((t, i) => i > 0 && t - roundAt[i - 1]! >= flushMs / 2).length;
+    const quick = a.pushes.filter((p, i) => i > 0 && p.at - a.pushes[i - 1]!.at < flushMs - 2).length;
+    expect(quick).toBeLessThanOrEqual(stalls);
     expect(a.pushes.length).toBeLessThan(rounds);
     expect(Math.max(...a.pushes.map((p) => p.ids.length))).toBeGreaterThan(5);
   });

@@ -90,38 +90,40 @@ export class StreamHub {
     /** When the last read that brought entries returned (0: the next read may go at once). */
     let deliveredAt = 0;
     /**
-     * The last read blocked and brought entries: Redis (7.0) answers a blocked XREAD with the
-     * stream that woke it, so what the same append wrote to other streams (an agent's and a
-     * contact's) is read at once, without blocking, not a flush window later.
+     * What the next read is. `poll`: a window after the last delivery, without blocking; when it
+     * brings nothing the stream is quiet and the next one `block`s until an append. A read that
+     * blocked and brought entries is followed at once by a `drain` (Redis 7.0 answers a blocked
+     * XREAD with the stream that woke it, so what the same append wrote to other streams, an
+     * agent's and a contact's, comes with it, not a window later), then polls resume. A read that
+     * merely could have blocked (entries were there) is not followed at once: that second read
+     * would split the window's entries in two writes a socket.
      */
-    let drain = false;
+    let mode: 'poll' | 'block' | 'drain' = 'poll';
     while (!this.stopped) {
       const wait = deliveredAt + this.flushMs - Date.now();
-      if (wait > 0 && !drain) await this.pause(wait);
+      if (wait > 0 && mode !== 'drain') await this.pause(wait);
       if (this.stopped) return;
       const keys = [...this.tails.keys()];
       if (keys.length === 0) {
-        drain = false;
+        mode = 'poll';
         await this.pause(BLOCK_MS);
         continue;
       }
       let res: Array<[string, Array<[string, string[]]>]> | null;
-      const blocking: boolean = !drain;
       try {
         const ids = keys.map((k) => (this.tails.get(k) as Tail).cursor);
         const reader = this.reader as Redis;
-        res = (await (blocking ? reader.xread('COUNT', READ_COUNT, 'BLOCK', BLOCK_MS, 'STREAMS', ...keys, ...ids) : reader.xread('COUNT', READ_COUNT, 'STREAMS', ...keys, ...ids))) as typeof res;
+        res = (await (mode === 'block' ? reader.xread('COUNT', READ_COUNT, 'BLOCK', BLOCK_MS, 'STREAMS', ...keys, ...ids) : reader.xread('COUNT', READ_COUNT, 'STREAMS', ...keys, ...ids))) as typeof res;
       } catch (err) {
-        drain = false;
+        mode = 'poll';
         if (this.stopped) return;
         this.log.warn({ err: (err as Error).message }, 'stream read failed; retrying');
         await this.pause(500);
         continue;
       }
       const brought: boolean = !!res && res.length > 0;
-      drain = blocking && brought;
       if (brought) deliveredAt = (res as NonNullable<typeof res>).every(([, rows]) => rows.length < READ_COUNT) ? Date.now() : 0;
-      else if (blocking) deliveredAt = 0;
+      mode = mode === 'block' ? (brought ? 'drain' : 'block') : mode === 'drain' || brought ? 'poll' : 'block';
       for (const [stream, rows] of res ?? []) {
         const tail = this.tails.get(stream);
         if (!tail || rows.length === 0) continue;
