@@ -33,6 +33,10 @@ const supervised = services.map((s, i) => {
   // never empty (glibc reads an empty value as 0: every allocation a mapping of its own).
   const env = { MALLOC_MMAP_THRESHOLD_: '4194304', ...process.env, ...peers, PORT: String(portOf(s)), MIGRATE_ON_START: 'false', METRICS_PORT: String(metricsBase + i) };
   if (!env.MALLOC_MMAP_THRESHOLD_) delete env.MALLOC_MMAP_THRESHOLD_;
+  // ENV_<SERVICE>_<KEY>=value: KEY=value for that service alone (a setting of one service measured
+  // with bench:ab's BENCH_AB_ENV_B, say), as compose and Kubernetes give each service its own.
+  const own = `ENV_${s.name.toUpperCase()}_`;
+  for (const [k, v] of Object.entries(process.env)) if (k.startsWith(own)) env[k.slice(own.length)] = v;
   return supervise({
     name: s.name,
     start: () => {

@@ -384,7 +384,12 @@ started together, for \`BENCH_AB_ROUNDS\` (6) rounds after a warm-up; a round wi
 refused. That is one run; \`BENCH_AB_RUNS\` (3) runs start both stacks anew each time, because one
 process's compiled code can cost 10-15% more or less than another's for the same build. It prints each
 round's stack CPU ms per request, each run's median of B/A, and the median of those. \`BENCH_AB_ENV_A\`/\`BENCH_AB_ENV_B\`
-give one side settings of its own (\`BENCH_AB_ENV_B='SERVICE_NODE_ARGS=--maglev'\`). Two stacks on two cores
+give one side settings of its own (\`BENCH_AB_ENV_B='SERVICE_NODE_ARGS=--maglev'\`; one service's with
+\`ENV_<SERVICE>_<KEY>\`, which \`scripts/start.js\` hands that service as \`KEY\`). \`BENCH_ONLY=rule\` measures
+rule messages instead (the rule effect's: an incoming message a \`message_created\` rule matches and labels)
+at a fixed \`BENCH_AB_RULE_RATE\` (50/s) a side, each to its own conversation, drained before the CPU is
+read, on a data set of 10,000 conversations and 50 rules: the cost of the rule path below saturation,
+which the rule effect's own runs (one stack, 10 s) cannot compare. Its A/A runs: 0.998 and 0.994. Two stacks on two cores
 cost more a request than one (the ratio is what it tells). Its own noise, from A/A runs of one build on
 2026-11-29: single rounds 0.82-1.11; a run's median 0.96-1.04 for message create and labels, but 0.86 in
 one run for the list (every round of it 0.82-0.90: the two conversations processes had settled on code

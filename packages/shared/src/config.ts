@@ -8,6 +8,16 @@ export const envFlag = z.union([z.boolean(), z.enum(['true', 'false', '1', '0'])
  * Settings every service shares. Each service extends this with its own keys and
  * parses `process.env` once in its `config.ts`; nothing else reads the environment.
  */
+/**
+ * How long a batch consumer's first event waits for more (ms). A service whose consumers are off
+ * every request's path (reports, contacts' activity, webhooks' fan-out) waits longer by default
+ * (`OFF_PATH_BATCH_WAIT_MS`): at a steady rate its batches then hold more events, a transaction
+ * and a wake-up for many (bench:ab rule: 10% less CPU a rule message), at the price of that much
+ * staleness of what it keeps.
+ */
+export const batchWaitSetting = (ms: number) => z.coerce.number().int().min(0).max(1000).default(ms);
+export const OFF_PATH_BATCH_WAIT_MS = 200;
+
 export const baseConfigSchema = z.object({
   NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
@@ -34,7 +44,7 @@ export const baseConfigSchema = z.object({
    * while a batch is written goes as the next one, without waiting).
    */
   CONSUMER_BATCH_SIZE: z.coerce.number().int().min(1).max(500).default(50),
-  CONSUMER_BATCH_WAIT_MS: z.coerce.number().int().min(0).max(1000).default(5),
+  CONSUMER_BATCH_WAIT_MS: batchWaitSetting(5),
   /**
    * Least time between two publishes of the outbox relay (ms; 0: each as soon as it commits).
    * Under a steady flow events leave in bursts this far apart, which every consumer handles in

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { baseConfigSchema, loadConfig, portSetting } from '@parley/shared';
+import { baseConfigSchema, batchWaitSetting, loadConfig, OFF_PATH_BATCH_WAIT_MS, portSetting } from '@parley/shared';
 
 /** `true`/`false`/`1`/`0` from env; z.coerce.boolean would read "false" as true. */
 const flag = z.union([z.boolean(), z.enum(['true', 'false', '1', '0'])]).transform((v) => v === true || v === 'true' || v === '1');
@@ -29,6 +29,8 @@ export const automationConfigSchema = baseConfigSchema.extend({
   /** Deliveries in flight per process, and per target URL (one slow receiver cannot take every slot). */
   WEBHOOK_CONCURRENCY: z.coerce.number().int().min(1).max(1000).default(50),
   WEBHOOK_PER_URL_CONCURRENCY: z.coerce.number().int().min(1).max(1000).default(5),
+  /** The webhooks fan-out's batch wait: off every request's path, unlike the rules' (`CONSUMER_BATCH_WAIT_MS`, whose effects users wait for). */
+  WEBHOOKS_BATCH_WAIT_MS: batchWaitSetting(OFF_PATH_BATCH_WAIT_MS),
   /** How often the sender looks for due deliveries when idle. */
   WEBHOOK_POLL_MS: z.coerce.number().int().min(10).default(500),
   /**

@@ -185,7 +185,7 @@ export function webhooksConsumer(deps: FanoutDeps): ConsumerSpec {
     wants: fansOut,
     batch: {
       size: deps.config.CONSUMER_BATCH_SIZE,
-      maxWaitMs: deps.config.CONSUMER_BATCH_WAIT_MS,
+      maxWaitMs: deps.config.WEBHOOKS_BATCH_WAIT_MS,
       handle: async (tx, events, each) => {
         const batch = new FanoutBatch(tx);
         for (const event of events) await each(event, () => fanOutOne(deps, tx, event, batch));
