@@ -40,20 +40,26 @@ const ROUNDS = Math.max(1, Number(env.BENCH_AB_ROUNDS || 6));
  * never undo.
  */
 const RUNS = Math.max(1, Number(env.BENCH_AB_RUNS || 3));
-const WARM_SECONDS = Number(env.BENCH_AB_WARMUP_SECONDS || 10);
+/**
+ * Unmeasured load on both sides before the rounds. 10 s (writes 20) was too short for the
+ * list: two builds with nothing changed on its path measured B/A 1.15-1.19 in three runs of 5 s
+ * rounds (and 0.85 in one run against another build), 0.99 with 40 s rounds: a conversations process
+ * of each stack still settling its compiled code, which a solo run's warm-up gets at twice the rate.
+ */
+const WARM_SECONDS = Number(env.BENCH_AB_WARMUP_SECONDS || 30);
 const ONLY = new RegExp(env.BENCH_ONLY || '^(labels|list|message_create)$');
 /**
  * `rule` (only when BENCH_ONLY names it): rule messages (incoming, matched by a `message_created` rule
  * that adds a label: `pnpm bench`'s rule effect) at BENCH_AB_RULE_RATE a second on each side, each to
  * a conversation without the label, drained before the CPU is read: what a rule message costs with
  * its rule's command, the label change and every event's fan-out, at a fixed rate (where consumers
- * batch as they do below saturation). Its data set is larger (BENCH_AB_RULE_CONVERSATIONS, 10,000,
- * about 3,000 open; 50 rules, as the large account) so every round has conversations to label.
+ * batch as they do below saturation). Its data set is larger (BENCH_AB_RULE_CONVERSATIONS, 15,000,
+ * about 4,500 open: a 30 s warm-up and six rounds take 3,000; 50 rules, as the large account) so every round has conversations to label.
  */
 const RULE_RATE = Number(env.BENCH_AB_RULE_RATE || 50);
 const WITH_RULE = ONLY.test('rule');
 const SIZES = WITH_RULE
-  ? sizesFromEnv({ ...SMALL, conversations: Number(env.BENCH_AB_RULE_CONVERSATIONS || 10_000), messages: 50_000, contacts: 5_000, rules: 50 })
+  ? sizesFromEnv({ ...SMALL, conversations: Number(env.BENCH_AB_RULE_CONVERSATIONS || 15_000), messages: 50_000, contacts: 5_000, rules: 50 })
   : sizesFromEnv(SMALL);
 const PLATFORM = env.PLATFORM_API_TOKEN || 'parley-dev-platform-token-change-me';
 const BASE_DB = env.BENCH_DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/parley_bench';
@@ -260,7 +266,7 @@ async function oneRun(a, medians) {
         const ok = await Promise.all(sides.map((s) => s.drain(120_000)));
         ok.forEach((x, k) => x || log(`  ${sides[k].label}: its events did not drain in 2 minutes (the backlog goes into the next round)`));
       };
-      await both(write ? WARM_SECONDS * 2 : WARM_SECONDS);
+      await both(WARM_SECONDS);
       await drained();
       const rows = [];
       for (let i = 0; i < ROUNDS; i++) {

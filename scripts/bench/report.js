@@ -133,8 +133,11 @@ const MISSED = {
   look: 3,000 updates of a conversation's \`last_activity_at\` in a PL/pgSQL loop on a copy of the 100k rows
   took 65-105 µs each with the fifteen indexes and 19 µs with the primary key alone, so the fourteen cost
   a reply's update ~0.05-0.09 ms; the rest of each statement is its own round trip, start-up and locks.
-  What would meet it: a third of the per-message cost on two cores, which no one of these is; fewer
-  statements and hops a message (the rule's command and the label's two updates in one, the runs written
+  What would meet it: a third of the per-message cost on two cores, which no one of these is. Done since
+  (2026-11-29 evening, "Other benchmarks"): the label change's two updates of the row are one, the rule
+  runs lost their unique index (14.8 -> 8.9 µs a row), and the consumers off the path batch for up to
+  200 ms (bench:ab rule: B/A 0.90). Left: fewer statements and hops a message (reports' fact writes one
+  statement a batch instead of one an event, the rule's commands of a batch in one call, the runs written
   for rules that did not match) before fewer indexes.`;
   },
   rss: `A service holds 20-30 MB live; the rest is V8's heap slack and the node binary's pages (~45 MB of file
@@ -380,7 +383,8 @@ change of 5-10%. It checks the revision out under /tmp/parley-ab (built once; \`
 /tmp/parley-ab/<sha>\` removes one), starts both stacks (their own database with a fresh small data set,
 private RabbitMQ and Redis, ports) and runs the small account's labels, list and message create
 (\`BENCH_ONLY\` picks others) on both at the same moment, each side's load from a process of its own,
-started together, for \`BENCH_AB_ROUNDS\` (6) rounds after a warm-up; a round with a failed request is
+started together, for \`BENCH_AB_ROUNDS\` (6) rounds after a warm-up (\`BENCH_AB_WARMUP_SECONDS\`, 30: with 10 the
+list read 1.15-1.19 between builds with no change on its path, 0.99 once the processes had settled); a round with a failed request is
 refused. That is one run; \`BENCH_AB_RUNS\` (3) runs start both stacks anew each time, because one
 process's compiled code can cost 10-15% more or less than another's for the same build. It prints each
 round's stack CPU ms per request, each run's median of B/A, and the median of those. \`BENCH_AB_ENV_A\`/\`BENCH_AB_ENV_B\`
@@ -388,7 +392,7 @@ give one side settings of its own (\`BENCH_AB_ENV_B='SERVICE_NODE_ARGS=--maglev'
 \`ENV_<SERVICE>_<KEY>\`, which \`scripts/start.js\` hands that service as \`KEY\`). \`BENCH_ONLY=rule\` measures
 rule messages instead (the rule effect's: an incoming message a \`message_created\` rule matches and labels)
 at a fixed \`BENCH_AB_RULE_RATE\` (50/s) a side, each to its own conversation, drained before the CPU is
-read, on a data set of 10,000 conversations and 50 rules: the cost of the rule path below saturation,
+read, on a data set of 15,000 conversations and 50 rules: the cost of the rule path below saturation,
 which the rule effect's own runs (one stack, 10 s) cannot compare. Its A/A runs: 0.998 and 0.994. Two stacks on two cores
 cost more a request than one (the ratio is what it tells). Its own noise, from A/A runs of one build on
 2026-11-29: single rounds 0.82-1.11; a run's median 0.96-1.04 for message create and labels, but 0.86 in
@@ -904,6 +908,41 @@ the scenario).
     2.42, Postgres 0.97, reports 0.95, RabbitMQ 0.81, automation 0.59, conversations 0.34: about 9 CPU ms an
     event, 1.8 of the 2 cores at 200/s). The channel's part meets the target; the machine's two cores,
     shared with the client, queue the fan-out.
+- **The rule path side by side (2026-11-29, 19:10-20:40 UTC; a fast host, bare node:http 0.011-0.013 CPU
+  ms, about 0.6x the targets' host):**
+  - The rule effect at 200/s on the large account, the code before: p99 1.85, 1.77 and 1.51 s at 11.8,
+    11.0 and 10.7 CPU ms a rule message (Postgres 3.7-4.2, conversations 2.3-2.4, automation 1.4-1.7,
+    RabbitMQ 1.1-1.2, reports 0.8-0.9, the gateway 0.8-0.9, realtime 0.6-0.7). Its Postgres by statement
+    (\`pg_stat_statements\`, wall ms a rule message): the message's insert 0.45, the rule runs' insert 0.44
+    (~30 rows, 14.8 µs a row), the benchmark's own poller 0.36 (not counted), reports' lock read 0.19, the
+    contact's last activity 0.18, the label's update 0.17, the activity's insert and its
+    \`last_activity_at\` update 0.16 each, 4.7 outbox rows 0.15 and their claim 0.13, reports' fact 0.12.
+    Events a rule message: 2 \`message.created\` (the message, the label's activity), 1.7
+    \`conversation.updated\`, 1 \`conversation.labels_changed\`; about 17 queue deliveries.
+  - \`pnpm bench:ab\` got a \`rule\` scenario (rule messages at 50/s a side; A/A 0.998, 0.994), and with it:
+    a change that writes activity messages moves \`last_activity_at\` in its own row update (one update of
+    the conversation row fewer a label change): B/A 1.000, below what it tells; the rule runs without
+    their unique (rule_id, event_id) index (automation migration 007): 0.974, 1.015 on that data set,
+    and 14.8 -> 8.9 µs a row on the large account; the consumers off every request's path batching for
+    up to 200 ms (\`OFF_PATH_BATCH_WAIT_MS\`): reports and contacts alone 0.948, 0.950, with automation's
+    webhooks fan-out too 0.910, 0.898 (automation -0.4, reports -0.36, contacts -0.36 CPU ms a rule
+    message). The rule effect's own runs after them read 12.5 and 12.2 CPU ms (p99 2.1 and 2.4 s) at an
+    hour when the unchanged gateway cost 1.02 a message against 0.79 before: one stack's runs cannot tell
+    10% here. The target needs about 7 on this host.
+  - Saturation, this session's code against its start (2389ddb), three runs of six 5 s rounds: labels
+    1.011, message create 0.996, the list 1.184 (1.194, 1.154, 1.184) where nothing on the list's path
+    had changed; against the same start with 40 s rounds 0.990 (0.987-0.996), and HEAD against itself
+    0.974 and six 40 s rounds of 0.99-1.02. The list's first minute of two stacks sharing the cores is
+    not its steady state: \`bench:ab\` now warms up 30 s (it was 10). Within one stack after
+    \`pnpm bench\`'s warm-up, six 5 s runs of the list in a row read 1.65-1.94 with no downward trend.
+  - \`/cable\` at 200/s with 1,000 subscribers, a \`pnpm start\` stack on a fresh database, every frame
+    once and in order on every socket: the delivery alone (\`log\`) p99 38 and 41 ms (realtime 2.4 CPU ms
+    an event, the client 3.3-3.6); through the outbox p99 391 ms (cold) and 182 ms (p50 77-102), the
+    fan-out about 5.6 CPU ms an event without the client's 2.6-2.9 (realtime 2.5, Postgres 0.8-0.9,
+    RabbitMQ 0.8, reports 0.55-0.8 with its Postgres 0.4, automation 0.4-0.5, conversations 0.3-0.4):
+    1.7 of the 2 cores at 200/s. realtime's stream reader now polls after a window and blocks only when
+    that brings nothing (a read that merely could have blocked was followed by a second one at once,
+    which could split a window's entries in two writes a socket).
 - Query plans of the conversation list and \`q\` search on 100k conversations are in the conversations
   section of \`architecture.md\` (\`pnpm --filter @parley/conversations explain\`); the audit log's list
   timings on 2M entries in its section (\`pnpm --filter @parley/audit bench\`).
