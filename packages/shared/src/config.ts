@@ -5,19 +5,19 @@ import { serviceUrlSettings } from './registry';
 export const envFlag = z.union([z.boolean(), z.enum(['true', 'false', '1', '0'])]).transform((v) => v === true || v === 'true' || v === '1');
 
 /**
- * Settings every service shares. Each service extends this with its own keys and
- * parses `process.env` once in its `config.ts`; nothing else reads the environment.
- */
-/**
  * How long a batch consumer's first event waits for more (ms). A service whose consumers are off
- * every request's path (reports, contacts' activity, webhooks' fan-out) waits longer by default
+ * every request's path (reports, webhooks' fan-out) waits longer by default
  * (`OFF_PATH_BATCH_WAIT_MS`): at a steady rate its batches then hold more events, a transaction
- * and a wake-up for many (bench:ab rule: 10% less CPU a rule message), at the price of that much
+ * and a wake-up for many (bench:ab rule: 2-9% less CPU a rule message), at the price of that much
  * staleness of what it keeps.
  */
 export const batchWaitSetting = (ms: number) => z.coerce.number().int().min(0).max(1000).default(ms);
 export const OFF_PATH_BATCH_WAIT_MS = 200;
 
+/**
+ * Settings every service shares. Each service extends this with its own keys and
+ * parses `process.env` once in its `config.ts`; nothing else reads the environment.
+ */
 export const baseConfigSchema = z.object({
   NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),

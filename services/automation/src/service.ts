@@ -16,6 +16,14 @@ import { DeliverySender } from './webhooks/sender';
  * `automation.webhooks` (events -> delivery rows) and `automation.projections` (contacts and
  * inboxes). Two workers: the webhook sender and the maintenance job.
  */
+/** Each process's webhook sender, by its deps, for the fan-out to wake when it commits deliveries. */
+const senders = new WeakMap<object, DeliverySender>();
+const senderOf = (deps: ServiceDeps<AutomationConfig>): DeliverySender => {
+  let s = senders.get(deps);
+  if (!s) senders.set(deps, (s = new DeliverySender(deps)));
+  return s;
+};
+
 export const automationService: ServiceDefinition<AutomationConfig> = {
   name: 'automation',
   migrationsDir: path.resolve(__dirname, '..', 'migrations'),
@@ -24,9 +32,9 @@ export const automationService: ServiceDefinition<AutomationConfig> = {
     const payloads = new PayloadSources(deps);
     return [
       rulesConsumer({ config: deps.config, log: deps.log, cache: new RuleCache(deps.config.RULE_CACHE_ACCOUNTS), payloads }),
-      webhooksConsumer({ config: deps.config, log: deps.log, payloads }),
+      webhooksConsumer({ config: deps.config, log: deps.log, payloads, deliveriesCommitted: () => senderOf(deps).kick() }),
       inBatches(projectionsConsumer(copiesOf(deps).projections), { size: deps.config.CONSUMER_BATCH_SIZE, maxWaitMs: deps.config.CONSUMER_BATCH_WAIT_MS }),
     ];
   },
-  workers: (deps) => [new DeliverySender(deps), new Maintenance(deps)],
+  workers: (deps) => [senderOf(deps), new Maintenance(deps)],
 };

@@ -1,10 +1,8 @@
 import { z } from 'zod';
-import { baseConfigSchema, batchWaitSetting, loadConfig, OFF_PATH_BATCH_WAIT_MS, portSetting } from '@parley/shared';
+import { baseConfigSchema, loadConfig, portSetting } from '@parley/shared';
 
 export const contactsConfigSchema = baseConfigSchema.extend({
   PORT: portSetting('contacts'),
-  /** Its consumer is off every request's path: larger batches (`batchWaitSetting`). */
-  CONSUMER_BATCH_WAIT_MS: batchWaitSetting(OFF_PATH_BATCH_WAIT_MS),
   /** Where clients reach the gateway; uploaded avatars are linked from there. */
   PUBLIC_BASE_URL: z.string().url().default('http://127.0.0.1:3000'),
   /** Largest avatar upload accepted (bytes). */

@@ -74,3 +74,36 @@ describe('webhook deliveries through the gateway', () => {
     expect(got.headers['x-chatwoot-signature']).not.toBe(sign(hook.secret));
   });
 });
+
+describe('webhook deliveries when the sender polls rarely', () => {
+  let stack: Stack;
+  let bus: TestBus;
+  let acc: SeededAccount;
+  let rx: Receiver;
+
+  beforeAll(async () => {
+    // The sender's idle poll a minute apart: a delivery sent within seconds was woken by the fan-out's commit.
+    stack = await startStack({ only: ['automation'], service: { automation: { WEBHOOK_ALLOW_PRIVATE: true, WEBHOOK_POLL_MS: 60_000 } } });
+    bus = createBus(stack.env.namespace);
+    acc = await seedAccount(stack);
+    rx = await startReceiver();
+  });
+  afterAll(async () => {
+    await rx?.close();
+    await bus?.close();
+    await stack?.stop();
+  });
+
+  it('when the fan-out commits a delivery, then the sender sends it at once, not at its next poll', async () => {
+    const call = client(stack.gatewayUrl);
+    const created = await call('POST', `/api/v1/accounts/${acc.accountId}/webhooks`, { token: acc.admin.token, body: { url: rx.url, subscriptions: ['conversation_created'] } });
+    expect(created.status).toBe(200);
+    // The sender's first poll (at its start) is behind it: it now waits out its minute.
+    await new Promise((r) => setTimeout(r, 1000));
+    const sent = Date.now();
+    await bus.publish(envelope('conversation.created', acc.accountId, conversation(acc.accountId, 7), { actor: userActor }));
+    await waitFor(() => rx.received.length === 1, { timeoutMs: 20_000, what: 'the delivery, well before the next poll' });
+    expect(Date.now() - sent).toBeLessThan(20_000);
+    expect(rx.received[0]?.json).toMatchObject({ event: 'conversation_created', id: 7 });
+  });
+});

@@ -1,4 +1,4 @@
-import type { ConsumerSpec, EventEnvelope, Logger, PoolClient } from '@parley/shared';
+import { afterCommit, type ConsumerSpec, type EventEnvelope, type Logger, type PoolClient } from '@parley/shared';
 import type { AutomationConfig } from '../config';
 import { LastMessages } from '../projections/last-messages';
 import { inboxFor, inboxFromRow, type ContactSnapshot, type InboxInfo } from '../projections/copies';
@@ -31,6 +31,8 @@ export interface FanoutDeps {
   config: AutomationConfig;
   log: Logger;
   payloads: PayloadSources;
+  /** Called once a batch that wrote deliveries has committed: the process's sender looks for them at once, not at its next poll. */
+  deliveriesCommitted?: () => void;
 }
 
 const num = (v: unknown): number | null => (typeof v === 'number' ? v : null);
@@ -140,7 +142,8 @@ async function fanOutOne(deps: FanoutDeps, tx: PoolClient, event: EventEnvelope,
   if (inboxUrl !== null && inboxId !== null) {
     rows.push({ accountId, kind: 'inbox', inboxId, url: inboxUrl, dedupeKey: `event:${event.id}:inbox:${inboxId}`, event: name, sourceEventId: event.id, payload });
   }
-  await insertDeliveries(tx, rows);
+  const inserted = await insertDeliveries(tx, rows);
+  if (inserted > 0 && deps.deliveriesCommitted) afterCommit(tx, deps.deliveriesCommitted);
 }
 
 async function buildPayload(
