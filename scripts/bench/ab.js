@@ -53,13 +53,15 @@ const ONLY = new RegExp(env.BENCH_ONLY || '^(labels|list|message_create)$');
  * that adds a label: `pnpm bench`'s rule effect) at BENCH_AB_RULE_RATE a second on each side, each to
  * a conversation without the label, drained before the CPU is read: what a rule message costs with
  * its rule's command, the label change and every event's fan-out, at a fixed rate (where consumers
- * batch as they do below saturation). Its data set is larger (BENCH_AB_RULE_CONVERSATIONS, 15,000,
- * about 4,500 open: a 30 s warm-up and six rounds take 3,000; 50 rules, as the large account) so every round has conversations to label.
+ * batch as they do below saturation). Its data set is larger (BENCH_AB_RULE_CONVERSATIONS: 15,000,
+ * about 4,500 open, or more when the warm-up and rounds need more; 50 rules, as the large account) so every round has conversations to label.
  */
 const RULE_RATE = Number(env.BENCH_AB_RULE_RATE || 50);
 const WITH_RULE = ONLY.test('rule');
+/** Enough for the warm-up and every round (the generator leaves about 30% of its conversations open), at least 15,000. */
+const RULE_CONVERSATIONS = Number(env.BENCH_AB_RULE_CONVERSATIONS || Math.max(15_000, Math.ceil((RULE_RATE * (WARM_SECONDS + ROUNDS * SECONDS) * 1.2) / 0.3)));
 const SIZES = WITH_RULE
-  ? sizesFromEnv({ ...SMALL, conversations: Number(env.BENCH_AB_RULE_CONVERSATIONS || 15_000), messages: 50_000, contacts: 5_000, rules: 50 })
+  ? sizesFromEnv({ ...SMALL, conversations: RULE_CONVERSATIONS, messages: 50_000, contacts: 5_000, rules: 50 })
   : sizesFromEnv(SMALL);
 const PLATFORM = env.PLATFORM_API_TOKEN || 'parley-dev-platform-token-change-me';
 const BASE_DB = env.BENCH_DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/parley_bench';

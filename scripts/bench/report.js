@@ -135,8 +135,8 @@ const MISSED = {
   a reply's update ~0.05-0.09 ms; the rest of each statement is its own round trip, start-up and locks.
   What would meet it: a third of the per-message cost on two cores, which no one of these is. Done since
   (2026-11-29 evening, "Other benchmarks"): the label change's two updates of the row are one, the rule
-  runs lost their unique index (14.8 -> 8.9 µs a row), and the consumers off the path batch for up to
-  200 ms (bench:ab rule: B/A 0.90). Left: fewer statements and hops a message (reports' fact writes one
+  runs lost their unique index (14.8 -> 8.9 µs a row), and reports and the webhooks fan-out batch for up
+  to 200 ms (bench:ab rule: B/A 0.910 and 0.977). Left: fewer statements and hops a message (reports' fact writes one
   statement a batch instead of one an event, the rule's commands of a batch in one call, the runs written
   for rules that did not match) before fewer indexes.`;
   },
@@ -926,7 +926,9 @@ the scenario).
     and 14.8 -> 8.9 µs a row on the large account; the consumers off every request's path batching for
     up to 200 ms (\`OFF_PATH_BATCH_WAIT_MS\`): reports and contacts alone 0.948, 0.950, with automation's
     webhooks fan-out too 0.910, 0.898 (automation -0.4, reports -0.36, contacts -0.36 CPU ms a rule
-    message). The rule effect's own runs after them read 12.5 and 12.2 CPU ms (p99 2.1 and 2.4 s) at an
+    message). Contacts went back to 5 ms (its inbox copies answer \`contactable_inboxes\` and the public
+    API); with reports and the webhooks fan-out batching, and the fan-out waking the sender when its
+    rows commit, against the code before all three: 0.910, 0.977. The rule effect's own runs after them read 12.5 and 12.2 CPU ms (p99 2.1 and 2.4 s) at an
     hour when the unchanged gateway cost 1.02 a message against 0.79 before: one stack's runs cannot tell
     10% here. The target needs about 7 on this host.
   - Saturation, this session's code against its start (2389ddb), three runs of six 5 s rounds: labels
