@@ -11,11 +11,6 @@ import { webhooksConsumer } from './webhooks/fanout';
 import { PayloadSources } from './webhooks/payload-sources';
 import { DeliverySender } from './webhooks/sender';
 
-/**
- * Three queues, so a backlog in one never delays the others: `automation.rules` (the engine),
- * `automation.webhooks` (events -> delivery rows) and `automation.projections` (contacts and
- * inboxes). Two workers: the webhook sender and the maintenance job.
- */
 /** Each process's webhook sender, by its deps, for the fan-out to wake when it commits deliveries. */
 const senders = new WeakMap<object, DeliverySender>();
 const senderOf = (deps: ServiceDeps<AutomationConfig>): DeliverySender => {
@@ -24,6 +19,11 @@ const senderOf = (deps: ServiceDeps<AutomationConfig>): DeliverySender => {
   return s;
 };
 
+/**
+ * Three queues, so a backlog in one never delays the others: `automation.rules` (the engine),
+ * `automation.webhooks` (events -> delivery rows) and `automation.projections` (contacts and
+ * inboxes). Two workers: the webhook sender and the maintenance job.
+ */
 export const automationService: ServiceDefinition<AutomationConfig> = {
   name: 'automation',
   migrationsDir: path.resolve(__dirname, '..', 'migrations'),

@@ -97,21 +97,25 @@ export async function changeConversation(tx: Executor, cause: Cause, before: Con
   }
   if (Object.keys(full).length === 0) return before;
   full.updated_at = new Date();
-  // When the change writes activity messages, the row's last_activity_at moves to theirs (the
-  // transaction's now(), their created_at) in this same update, not in a second update of the row
-  // (a new version of it and an entry in each of its indexes): `addActivities` then finds it set.
-  const activityFollows = opts.activity !== false && activityTexts(before, { ...before, ...full }, diff(conversationSnapshot(before), conversationSnapshot({ ...before, ...full }), WATCHED), cause.ctx, actorName(cause.ctx), opts).length > 0;
-  const after =
-    (opts.last ? updateConversationAtCommit(tx, before, full) : null) ??
-    (await updateConversationRow(tx, before.account_id, before.id, full, { activityNow: activityFollows }));
-
-  const changes = diff(conversationSnapshot(before), conversationSnapshot(after), WATCHED);
-  if (Object.keys(changes).length === 0) return after;
-
-  const snap = conversationSnapshot(after);
-  const acc = after.account_id;
   const ctx = cause.ctx;
   const who = actorName(ctx);
+  const beforeSnap = conversationSnapshot(before);
+  // The activity messages, from the row the update leaves (the columns they read come back as
+  // sent: no trigger changes a conversation row). When there are any, the row's last_activity_at
+  // moves to theirs (the transaction's now(), their created_at) in this same update, not in a
+  // second update of the row (a new version of it and an entry in each of its indexes):
+  // `addActivities` then finds it set.
+  const planned: ConversationRow = { ...before, ...full };
+  const texts = opts.activity === false ? [] : activityTexts(before, planned, diff(beforeSnap, conversationSnapshot(planned), WATCHED), ctx, who, opts);
+  const after =
+    (opts.last ? updateConversationAtCommit(tx, before, full) : null) ??
+    (await updateConversationRow(tx, before.account_id, before.id, full, { activityNow: texts.length > 0 }));
+
+  const snap = conversationSnapshot(after);
+  const changes = diff(beforeSnap, snap, WATCHED);
+  if (Object.keys(changes).length === 0) return after;
+
+  const acc = after.account_id;
 
   if (changes['status']) {
     await emit(tx, cause, 'conversation.status_changed', acc, snap, { status: changes['status'] });
@@ -126,8 +130,6 @@ export async function changeConversation(tx: Executor, cause: Cause, before: Con
   if (changes['team_id']) await emit(tx, cause, 'team.changed', acc, snap, { team_id: changes['team_id'] });
   await emit(tx, cause, 'conversation.updated', acc, snap, changes);
 
-  if (opts.activity === false) return after;
-  const texts = activityTexts(before, after, changes, ctx, who, opts);
   return addActivities(tx, cause, after, texts, opts.last === true);
 }
 
