@@ -1,7 +1,6 @@
 import type { Channel, ChannelModel, ConsumeMessage } from 'amqplib';
 import type { Pool, PoolClient } from 'pg';
-import { escapeLiteral } from 'pg';
-import { begin, commit, rollback } from './db';
+import { begin, commit, escapeLiteral, rollback } from './db';
 import type { Logger } from './logger';
 import type { AmqpConnection } from './amqp';
 import { parseEnvelope, TYPE_HEADER, type EventEnvelope } from './events/envelope';

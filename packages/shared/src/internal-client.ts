@@ -26,7 +26,8 @@ const peers = new Agent({ keepAliveTimeout: 60_000, keepAliveMaxTimeout: 60_000 
  * (docs/architecture.md, "Sharing data between services").
  */
 export async function callService<T = unknown>(baseUrl: string, path: string, ctx: RequestContext, secret: string, opts: CallOptions = {}): Promise<T> {
-  const headers: Record<string, string> = { ...signContext({ ...ctx, issuedAt: Date.now() }, secret), accept: 'application/json' };
+  const headers: Record<string, string> = signContext({ ...ctx, issuedAt: Date.now() }, secret);
+  headers['accept'] = 'application/json';
   if (opts.body !== undefined) headers['content-type'] = 'application/json';
   const timeout = opts.timeoutMs ?? 5000;
   let status: number;

@@ -1,6 +1,6 @@
-import { Client, escapeLiteral, type Pool } from 'pg';
+import { Client, type Pool } from 'pg';
 import type { Logger } from './logger';
-import { afterCommit, atCommit, begin, commit, prepared, rollback, type Executor } from './db';
+import { afterCommit, atCommit, begin, commit, escapeLiteral, prepared, rollback, type Executor } from './db';
 import type { AmqpConnection } from './amqp';
 import type { RequestContext } from './context';
 import type { ServiceMetrics } from './metrics';

@@ -1,5 +1,5 @@
-import { Client, types } from 'pg';
-import { createPool, parseTimestamptz, pgTypes, type Pool } from '@parley/shared';
+import { Client, escapeLiteral as pgEscapeLiteral, types } from 'pg';
+import { createPool, escapeLiteral, parseTimestamptz, pgTypes, type Pool } from '@parley/shared';
 import { createTestDatabase, type TestDatabase } from '@parley/testkit';
 
 /** pg's own timestamptz parser (postgres-date): the kernel's must give the same Date for every input. */
@@ -100,5 +100,15 @@ describe('createPool reading timestamptz', () => {
         client.release();
       }
     }
+  });
+
+  it('when a string is made a literal by the kernel`s escapeLiteral, then it is pg`s text and Postgres reads back the same string', async () => {
+    const envelope = JSON.stringify({ id: 'e1', data: { content: "it's \\ a \"test\" \u00e9\u{1F600}", n: 1 } });
+    const cases = ['', 'plain', "it's", "''", '\\', "a'b\\c", "\\'\\''", ' E', 'ünïcödé 😀', 'line\nbreak\ttab', envelope];
+    const chars = ['a', "'", '\\', '"', ' ', '\n', '😀', 'x', 'é'];
+    for (let i = 0; i < 200; i++) cases.push(Array.from({ length: i % 17 }, (_, j) => chars[(i * 7 + j * 3) % chars.length]).join(''));
+    for (const s of cases) expect(escapeLiteral(s)).toBe(pgEscapeLiteral(s));
+    const { rows } = await plain.query(`SELECT ${cases.map((s, i) => `${escapeLiteral(s)} AS c${i}`).join(', ')}`);
+    expect(Object.values(rows[0] as Record<string, string>)).toEqual(cases);
   });
 });

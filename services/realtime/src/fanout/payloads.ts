@@ -115,7 +115,7 @@ export class PushPayloads {
 
   private performer(data: Json, performer: Performer, pc: PushContext): Json {
     const id = performerId(performer);
-    return id === null ? data : { ...data, performer: userPushData(id, pc.agents.get(id)) };
+    return id === null ? data : Object.assign({}, data, { performer: userPushData(id, pc.agents.get(id)) });
   }
 
   private conversationJson(conv: ConversationSnapshot, state: ConversationState, pc: PushContext): Json {

@@ -243,7 +243,7 @@ export async function applyFact(tx: Executor, state: ConversationState, snap: Co
       ...factParams(f),
       canAppend,
       canAppend ? timeline : null,
-      ...eventArrays(events.map((e) => ({ ...e, conversation_id: f.conversation_id }))),
+      ...eventArrays(events.map((e) => Object.assign({ conversation_id: f.conversation_id }, e))),
     ]),
   );
   const row = r.rows[0];
@@ -330,7 +330,7 @@ export async function rebuildConversations(
         total += 1;
         const same = stored.get(eventKey(c.id, e));
         if (same?.length) same.pop();
-        else added.push({ ...e, conversation_id: c.id });
+        else added.push(Object.assign({ conversation_id: c.id }, e));
       }
     }
     timelines.push([c.id, timeline]);
