@@ -87,7 +87,9 @@ function sameValue(a: unknown, b: unknown): boolean {
  * nothing writes nothing.
  */
 export async function changeConversation(tx: Executor, cause: Cause, before: ConversationRow, patch: ConversationPatch, opts: ChangeOptions = {}): Promise<ConversationRow> {
-  const full: ConversationPatch = { ...patch };
+  // Object.assign, not `{ ...patch }`: a spread copy given a new property (updated_at, below) is
+  // slow on Node 20's V8 (docs/architecture.md, "Runtime").
+  const full: ConversationPatch = Object.assign({}, patch);
   // Chatwoot's model rules: snoozed_until only lives while snoozed; resolving ends the wait.
   const nextStatus = full.status ?? before.status;
   if (nextStatus !== 'snoozed' && before.snoozed_until !== null && !('snoozed_until' in full)) full.snoozed_until = null;
