@@ -136,7 +136,9 @@ const MISSED = {
   What would meet it: a third of the per-message cost on two cores, which no one of these is. Done since
   (2026-11-29 evening, "Other benchmarks"): the label change's two updates of the row are one, the rule
   runs lost their unique index (14.8 -> 8.9 µs a row), and reports and the webhooks fan-out batch for up
-  to 200 ms (bench:ab rule: B/A 0.910 and 0.977). Left: fewer statements and hops a message (reports' fact writes one
+  to 200 ms (bench:ab rule: B/A 0.910 and 0.977); later, per-event objects built without a slow spread and
+  activity messages kept from reports and the webhooks queue by the broker (0.968, then 0.953). On the
+  slower host of that night a rule message cost 24-32 CPU ms. Left: fewer statements and hops a message (reports' fact writes one
   statement a batch instead of one an event, the rule's commands of a batch in one call, the runs written
   for rules that did not match) before fewer indexes.`;
   },
@@ -945,6 +947,38 @@ the scenario).
     1.7 of the 2 cores at 200/s. realtime's stream reader now polls after a window and blocks only when
     that brings nothing (a read that merely could have blocked was followed by a second one at once,
     which could split a window's entries in two writes a socket).
+- **Objects, SQL literals and activity messages (2026-11-29, 21:45-23:30 UTC; a slower host: bare
+  node:http 0.02-0.03 CPU ms, the targets' host class):**
+  - Here, before: the rule effect at 200/s on the large account read 23.9-32.4 CPU ms a rule message in
+    five runs of ccfad3d (p99 5.9-10.3 s; Postgres 8.9-12.6, conversations 4.7-6.0, RabbitMQ 3.1-4.2,
+    automation 2.7-3.7, reports 1.7-2.5, the gateway 1.7-2.2, realtime 1.6-2.2): about 2.5 times the fast
+    host's 10.7-12.5, where 7 would meet the target. The small account at saturation: labels 0.83, the
+    list 3.02-3.45, message create 6.3-7.3, the public one 6.8-7.4.
+  - Found by reading profiles by line (\`positionTicks\`): on Node 20's V8 an object spread given
+    properties the spread object lacks (\`{ ...base, ruleId, matched }\`) costs about 1.5 µs a property
+    (a literal ~20 ns, \`Object.assign\` ~0.2 µs). The rules engine built a run so for every rule of
+    an event (~10 µs each, 30 an event: the hottest line of automation in the rule run), reports a fact
+    (~25 µs an event), a conversation change its patch's copy; pg's \`escapeLiteral\` loops over each
+    character (10 µs for a 1.3 KB envelope, once per outbox row; the kernel's own: 0.2). Fixed
+    (docs/architecture.md, "Runtime"): bench:ab rule against ccfad3d 0.969 (0.960, 0.978), then with the
+    patch's copy 0.968 (0.969, 0.967); message create 0.994 (0.996, 0.992).
+  - Activity messages no longer reach reports and automation's webhooks queue (both only acked them):
+    the relay publishes a message's type as a header and those queues bind on types 0, 1 and 3
+    (docs/architecture.md, "Events a queue never gets"); a rule's label change, a status change or an
+    assignment makes two deliveries fewer. bench:ab rule: 0.953 (a second run failed to start: a 503
+    while generating its data set).
+  - Measured and set aside: RabbitMQ 3.10's classic queues version 2 cost the broker more (0.56-0.58 CPU
+    ms a message published to four queues, persistent, confirmed in twenties, against 0.46-0.51 for
+    version 1), and a message's size below 4 KB hardly matters (300 B 0.48, 2 KB 0.50, 5 KB 0.64); a
+    round trip to Postgres costs the Node client 45-70 µs (20-28 of them in the kernel) and its backend
+    30, the same over a Unix socket as over TCP; a commit's WAL flush 60-95 µs of the backend (a
+    consumer cannot give it up: it acks after the commit); the outbox's claim as a DELETE instead of an
+    UPDATE 18 µs a row less (no retention prune after it either), kept as it is because several
+    services' tests read published events back from the outbox; \`shared_buffers\` 2 GB instead of 128
+    MB, 32.4 CPU ms a rule message in the run right after the restart; the conversation's fifteen
+    indexes cost an update of \`last_activity_at\` about 0.28 CPU ms with its WAL (pgbench, 4 clients, on
+    copies of the 100k rows: 2,800-3,000 updates/s against 4,900-5,000 with the primary key alone),
+    two such updates a rule message.
 - Query plans of the conversation list and \`q\` search on 100k conversations are in the conversations
   section of \`architecture.md\` (\`pnpm --filter @parley/conversations explain\`); the audit log's list
   timings on 2M entries in its section (\`pnpm --filter @parley/audit bench\`).

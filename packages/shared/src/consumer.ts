@@ -3,7 +3,7 @@ import type { Pool, PoolClient } from 'pg';
 import { begin, commit, escapeLiteral, rollback } from './db';
 import type { Logger } from './logger';
 import type { AmqpConnection } from './amqp';
-import { parseEnvelope, TYPE_HEADER, type EventEnvelope } from './events/envelope';
+import { MESSAGE_HEADER_TYPES, MESSAGE_TYPE_HEADER, parseEnvelope, ROUTED_HEADER, ROUTED_VALUE, SENDER_TYPE_HEADER, TYPE_HEADER, type EventEnvelope } from './events/envelope';
 import { assertTopology } from './amqp';
 import type { ServiceMetrics } from './metrics';
 import { inSpan, tracingEnabled } from './tracing';
@@ -47,9 +47,10 @@ export interface ConsumerOptions {
   /**
    * Event types bound only for the events whose published headers match (`routingHeaders`, e.g.
    * a contact's messages): through a headers exchange of the queue's own (`<queue>.filter`), so
-   * the broker never delivers the others; an event published without routing headers (by an
-   * older version) is still delivered. A type here is not also in `bindings` (its plain binding,
-   * left by an earlier version, is removed).
+   * the broker never delivers the others; an event published without the routed mark
+   * (ROUTED_HEADER: by an older version, which may lack a header a binding tests) is still
+   * delivered. A type here is not also in `bindings` (its plain binding, left by an earlier
+   * version, is removed). The sender and message type headers exist for MESSAGE_HEADER_TYPES only.
    */
   headerBindings?: HeaderBinding[];
   /**
@@ -220,6 +221,11 @@ export class EventConsumer {
 
   constructor(private readonly opts: ConsumerOptions) {
     if (!opts.handle === !opts.batch) throw new Error(`consumer ${opts.queue}: give exactly one of handle and batch`);
+    // A binding on a header the relay never sets for its type would see every event of it dropped.
+    for (const b of opts.headerBindings ?? []) {
+      const messageHeaders = SENDER_TYPE_HEADER in b.headers || MESSAGE_TYPE_HEADER in b.headers;
+      if (messageHeaders && !MESSAGE_HEADER_TYPES.includes(b.type)) throw new Error(`consumer ${opts.queue}: ${b.type} is not published with a message's headers`);
+    }
   }
 
   /** The queue's name on the broker (namespaced). */
@@ -257,11 +263,12 @@ export class EventConsumer {
     const filtered = this.opts.headerBindings ?? [];
     if (filtered.length > 0) {
       // The queue's own headers exchange, fed the filtered types by the topic exchange: an event
-      // whose headers match goes to the queue; one of the type that does not is taken by the drop
-      // exchange (bound to nothing), and is gone. An event with no routing headers at all, from a
-      // publisher older than them (a rolling upgrade), matches neither and goes through the
-      // filter's alternate exchange to the queue, whose `wants` decides as before: nothing is
-      // lost while old and new versions run side by side.
+      // whose headers match a binding goes to the queue; one of the type that matches none, from a
+      // relay that publishes every routing header (ROUTED_HEADER), is taken by the drop exchange
+      // (bound to nothing), and is gone. An event from an older publisher, which lacks a header a
+      // binding tests (a rolling upgrade), matches neither and goes through the filter's alternate
+      // exchange to the queue, whose `wants` decides as before: nothing is lost while old and new
+      // versions run side by side.
       const filter = `${this.queue}.filter`;
       const drop = `${filter}.drop`;
       const unfiltered = `${filter}.unfiltered`;
@@ -269,12 +276,18 @@ export class EventConsumer {
       await ch.assertExchange(drop, 'fanout', { durable: true });
       await ch.assertExchange(filter, 'headers', { durable: true, autoDelete: true, alternateExchange: unfiltered });
       await ch.bindQueue(this.queue, unfiltered, '');
-      for (const b of filtered) {
-        await ch.bindQueue(this.queue, filter, '', { 'x-match': 'all', [TYPE_HEADER]: b.type, ...b.headers });
-        await ch.bindExchange(drop, filter, '', { 'x-match': 'all', [TYPE_HEADER]: b.type });
-        await ch.bindExchange(filter, amqp.exchange, b.type);
+      // Every binding of the queue and the drops first, then the feed of each type, then what an
+      // earlier version bound: at no moment does a type reach the filter before every header set
+      // that lets its events in (a type's events matching only its drop would be gone).
+      const types = [...new Set(filtered.map((b) => b.type))];
+      for (const b of filtered) await ch.bindQueue(this.queue, filter, '', { 'x-match': 'all', [TYPE_HEADER]: b.type, ...b.headers });
+      for (const type of types) await ch.bindExchange(drop, filter, '', { 'x-match': 'all', [TYPE_HEADER]: type, [ROUTED_HEADER]: ROUTED_VALUE });
+      for (const type of types) await ch.bindExchange(filter, amqp.exchange, type);
+      for (const type of types) {
+        // An earlier version's drop of the type on its type alone (it would drop an older relay's events).
+        await ch.unbindExchange(drop, filter, '', { 'x-match': 'all', [TYPE_HEADER]: type });
         // An earlier version's plain binding of the type (after the new one: no moment without either).
-        await ch.unbindQueue(this.queue, amqp.exchange, b.type);
+        await ch.unbindQueue(this.queue, amqp.exchange, type);
       }
     }
     // Batch mode: room for the next batch to gather while the ones being handled are written.

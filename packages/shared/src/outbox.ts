@@ -5,13 +5,12 @@ import type { AmqpConnection } from './amqp';
 import type { RequestContext } from './context';
 import type { ServiceMetrics } from './metrics';
 import { withTraceparent } from './tracing';
-import { buildEnvelope, SENDER_TYPE_HEADER, TYPE_HEADER, type EventEnvelope, type NewEvent } from './events/envelope';
+import { buildEnvelope, MESSAGE_HEADER_TYPES, MESSAGE_TYPE_HEADER, ROUTED_HEADER, ROUTED_VALUE, SENDER_TYPE_HEADER, TYPE_HEADER, type EventEnvelope, type NewEvent } from './events/envelope';
 
 const insertOutboxNotify = prepared(
   `WITH w AS (INSERT INTO outbox (event_id, routing_key, payload) VALUES ($1, $2, $3) RETURNING 1) SELECT pg_notify('outbox_' || current_schema(), '') FROM w`,
 );
-/** The event types published with their sender's type (SENDER_TYPE_HEADER). */
-const WITH_SENDER = ['message.created', 'message.updated'];
+const withSender = MESSAGE_HEADER_TYPES.map((t) => `'${t}'`).join(', ');
 
 /**
  * Claims the oldest unpublished rows and marks them published in one statement: the mark holds
@@ -25,7 +24,8 @@ const claimOutbox = prepared(
        FROM (SELECT id FROM outbox WHERE published_at IS NULL ORDER BY id LIMIT $1 FOR UPDATE SKIP LOCKED) c
       WHERE o.id = c.id
      RETURNING o.id, o.event_id, o.routing_key, o.payload::text AS payload, o.payload->>'traceparent' AS traceparent,
-               CASE WHEN o.routing_key IN (${WITH_SENDER.map((t) => `'${t}'`).join(', ')}) THEN o.payload->'data'->>'sender_type' END AS sender_type
+               CASE WHEN o.routing_key IN (${withSender}) THEN o.payload->'data'->>'sender_type' END AS sender_type,
+               CASE WHEN o.routing_key IN (${withSender}) THEN o.payload->'data'->>'message_type' END AS message_type
    )
    SELECT * FROM claimed ORDER BY id`,
 );
@@ -33,17 +33,23 @@ const claimOutbox = prepared(
 /**
  * The headers an event is published with, which a queue may bind on through a headers exchange
  * (`on(type, handler, { headers })`) so that the broker never sends it events it would only
- * ack: the event's type (also its routing key) and, for a message, its sender's type
- * (`Contact`, `User`, `AgentBot`...). Read by the claim from the stored payload.
+ * ack: the event's type (also its routing key), for a message its sender's type (`Contact`,
+ * `User`, `AgentBot`...) and its message type (`'0'`-`'3'`), and the mark that they are all
+ * there (ROUTED_HEADER). Read by the claim from the stored payload.
  */
-export function routingHeaders(routingKey: string, senderType: string | null): Record<string, string> {
-  return senderType ? { [TYPE_HEADER]: routingKey, [SENDER_TYPE_HEADER]: senderType } : { [TYPE_HEADER]: routingKey };
+export function routingHeaders(routingKey: string, senderType: string | null, messageType: string | null = null): Record<string, string> {
+  const headers: Record<string, string> = { [TYPE_HEADER]: routingKey, [ROUTED_HEADER]: ROUTED_VALUE };
+  if (senderType) headers[SENDER_TYPE_HEADER] = senderType;
+  if (messageType) headers[MESSAGE_TYPE_HEADER] = messageType;
+  return headers;
 }
 
 /** `routingHeaders` of an envelope (what the relay publishes it with; for test publishers). */
 export function headersOf(event: Pick<EventEnvelope, 'type' | 'data'>): Record<string, string> {
+  if (!MESSAGE_HEADER_TYPES.includes(event.type)) return routingHeaders(event.type, null);
   const sender = event.data['sender_type'];
-  return routingHeaders(event.type, WITH_SENDER.includes(event.type) && typeof sender === 'string' ? sender : null);
+  const messageType = event.data['message_type'];
+  return routingHeaders(event.type, typeof sender === 'string' ? sender : null, typeof messageType === 'number' || typeof messageType === 'string' ? String(messageType) : null);
 }
 
 /**
@@ -231,7 +237,7 @@ export class OutboxRelay {
       // The claim stays a prepared statement of its own: planning it on every look (were it sent
       // with the BEGIN as text) costs Postgres more than the round trip saves.
       await begin(client);
-      const { rows } = await client.query<{ id: string; event_id: string; routing_key: string; payload: string; traceparent: string | null; sender_type: string | null }>(claimOutbox([this.batchSize]));
+      const { rows } = await client.query<{ id: string; event_id: string; routing_key: string; payload: string; traceparent: string | null; sender_type: string | null; message_type: string | null }>(claimOutbox([this.batchSize]));
       if (rows.length === 0) {
         await commit(client);
         return 0;
@@ -246,7 +252,7 @@ export class OutboxRelay {
             contentType: 'application/json',
             messageId: row.event_id,
             type: row.routing_key,
-            headers: routingHeaders(row.routing_key, row.sender_type),
+            headers: routingHeaders(row.routing_key, row.sender_type, row.message_type),
             timestamp: Math.floor(Date.now() / 1000),
           }),
         );

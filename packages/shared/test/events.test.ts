@@ -16,6 +16,8 @@ import {
   ServiceMetrics,
   serviceDatabaseUrl,
   sqlPrepared,
+  MESSAGE_TYPE_HEADER,
+  NOT_ACTIVITY_MESSAGES,
   SENDER_TYPE_HEADER,
   systemContext,
   withTransaction,
@@ -456,6 +458,76 @@ describe('outbox relay and consumer runner against real Postgres and RabbitMQ', 
       await waitFor(() => delivered.includes(legacy[1]!.id), { what: "the old relay's reply delivered" });
       await waitFor(async () => (await ch.checkQueue(queue)).messageCount === 0, { what: 'queue drained again' });
       expect(seen.map((s) => s.id)).not.toContain(legacy[1]!.id);
+    } finally {
+      await relay.stop();
+      await consumer.stop();
+      await amqp.close();
+    }
+  });
+
+  it('when a consumer binds a type on several header sets, then it gets the events matching any of them, and an older relay`s events still reach it through an earlier drop binding', async () => {
+    const amqp = new AmqpConnection(infra().amqpUrl, log, env.namespace, 60_000);
+    await amqp.connect();
+    const relay = new OutboxRelay({ pool, listenUrl: roleUrl, schema: SERVICE, amqp, log, pollMs: 60_000 });
+    const handled: string[] = [];
+    const spec = inBatches(
+      defineConsumer('chat', (on) => {
+        on('message.created', async (_tx, _m, event) => void handled.push(event.id), { when: (m) => m.message_type !== 2, headers: NOT_ACTIVITY_MESSAGES });
+      }),
+      { size: 10, maxWaitMs: 5 },
+    );
+    expect(spec.bindings).toEqual([]);
+    expect(spec.headerBindings).toEqual(['0', '1', '3'].map((t) => ({ type: 'message.created', headers: { [MESSAGE_TYPE_HEADER]: t } })));
+    // A message's headers on a type the relay never gives them would drop all of its events: refused.
+    const wrong = { type: 'conversation.updated', headers: { [MESSAGE_TYPE_HEADER]: '0' } };
+    expect(() => new EventConsumer({ queue: `${SERVICE}.wrong`, bindings: [], headerBindings: [wrong], pool, amqp, log, handle: async () => undefined })).toThrow(/not published with a message/);
+    const delivered: string[] = [];
+    const consumer = new EventConsumer({
+      queue: `${SERVICE}.chat`,
+      bindings: spec.bindings,
+      headerBindings: spec.headerBindings,
+      pool,
+      amqp,
+      log,
+      batch: spec.batch,
+      wants: (event) => (delivered.push(event.id), spec.wants?.(event) ?? true),
+    });
+    // An earlier version's filter, whose drop took every event of the type its bindings did not match.
+    const filter = `${consumer.queue}.filter`;
+    await ch.assertExchange(`${env.namespace}domain.events`, 'topic', { durable: true });
+    await ch.assertExchange(`${filter}.unfiltered`, 'fanout', { durable: true, autoDelete: true });
+    await ch.assertExchange(`${filter}.drop`, 'fanout', { durable: true });
+    await ch.assertExchange(filter, 'headers', { durable: true, autoDelete: true, alternateExchange: `${filter}.unfiltered` });
+    await ch.bindExchange(`${filter}.drop`, filter, '', { 'x-match': 'all', 'parley-type': 'message.created' });
+    const ctx = systemContext(SERVICE, 1, 'req-chat');
+    const conv = conversationFixture(1, 9002);
+    try {
+      await consumer.start();
+      relay.start();
+      const written = await withTransaction(pool, async (tx) => {
+        const out = [];
+        for (const message_type of [0, 1, 2, 3] as const) {
+          out.push(await writeEvent(tx, ctx, { type: 'message.created', accountId: 1, data: messageFixture(conv, { message_type, content: `type ${message_type}` }) }));
+        }
+        return out;
+      });
+      const [incoming, outgoing, activity, template] = written.map((e) => e.id);
+      await waitFor(() => handled.length === 3, { what: 'the three chat messages handled' });
+      await waitFor(async () => (await ch.checkQueue(consumer.queue)).messageCount === 0, { what: 'queue drained' });
+      expect(handled).toEqual([incoming, outgoing, template]);
+      expect(delivered).toEqual([incoming, outgoing, template]);
+      expect(delivered).not.toContain(activity);
+
+      // A relay of the version before sends the type and sender headers, not the message type or
+      // the routed mark: its activity message matches no binding, and (the old drop binding gone)
+      // reaches the queue through the alternate exchange, where `when` declines it.
+      const old = buildEnvelope(ctx, { type: 'message.created', accountId: 1, data: messageFixture(conv, { message_type: 2, sender_type: null, sender_id: null, content: 'old relay, activity' }) });
+      ch.publish(`${env.namespace}domain.events`, old.type, Buffer.from(JSON.stringify(old)), { persistent: true, headers: { 'parley-type': old.type } });
+      const oldReply = buildEnvelope(ctx, { type: 'message.created', accountId: 1, data: messageFixture(conv, { message_type: 1, sender_type: 'User', sender_id: 5, content: 'old relay, reply' }) });
+      ch.publish(`${env.namespace}domain.events`, oldReply.type, Buffer.from(JSON.stringify(oldReply)), { persistent: true, headers: { 'parley-type': oldReply.type, [SENDER_TYPE_HEADER]: 'User' } });
+      await waitFor(() => delivered.includes(old.id), { what: "the old relay's activity message delivered" });
+      await waitFor(() => handled.includes(oldReply.id), { what: "the old relay's reply handled" });
+      expect(handled).not.toContain(old.id);
     } finally {
       await relay.stop();
       await consumer.stop();

@@ -12,8 +12,22 @@ export const DEAD_LETTER_EXCHANGE = 'domain.events.dlx';
  * exchange. Not `x-` names: RabbitMQ's headers exchange leaves those out of its match.
  */
 export const TYPE_HEADER = 'parley-type';
-/** Published with every message event: the sender's type (`Contact`, `User`, `AgentBot`, ...; absent when nobody sent it). */
+/** Published with every event of MESSAGE_HEADER_TYPES: the sender's type (`Contact`, `User`, `AgentBot`, ...; absent when nobody sent it). */
 export const SENDER_TYPE_HEADER = 'parley-sender-type';
+/** The event types published with the sender and message type headers (the relay reads them from `data`). */
+export const MESSAGE_HEADER_TYPES: readonly string[] = ['message.created', 'message.updated'];
+/** Published with every event of MESSAGE_HEADER_TYPES: its `message_type` as text (`'0'` incoming, `'1'` outgoing, `'2'` activity, `'3'` template). */
+export const MESSAGE_TYPE_HEADER = 'parley-message-type';
+/** Header sets (`on(type, handler, { headers })`) that let in every message but activity messages (type 2). */
+export const NOT_ACTIVITY_MESSAGES: ReadonlyArray<Record<string, string>> = ['0', '1', '3'].map((t) => ({ [MESSAGE_TYPE_HEADER]: t }));
+/**
+ * Published with every event by a relay that sets every routing header above (`ROUTED_VALUE`):
+ * a queue's filter drops an event of a filtered type that matches none of its bindings only
+ * when it carries this, so that one from an older relay, which lacks a header a binding tests,
+ * still reaches the queue (whose `wants` decides) instead of being dropped.
+ */
+export const ROUTED_HEADER = 'parley-routed';
+export const ROUTED_VALUE = '2';
 
 /** `{field: [before, after]}` */
 export const changesSchema = z.record(z.string(), z.tuple([z.unknown(), z.unknown()]));

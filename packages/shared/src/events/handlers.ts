@@ -25,9 +25,11 @@ export type On = <T extends EventType>(
     /**
      * The published headers (`routingHeaders`) an event of these types must have for the queue to
      * get it at all: the broker filters, so the others cost no delivery (a contact's messages:
-     * `{ [SENDER_TYPE_HEADER]: 'Contact' }`). `when` still decides for what does arrive.
+     * `{ [SENDER_TYPE_HEADER]: 'Contact' }`), or several sets, any of which lets an event in
+     * (every message but activity messages: `['0', '1', '3'].map((t) => ({ [MESSAGE_TYPE_HEADER]: t }))`).
+     * `when` still decides for what does arrive.
      */
-    headers?: Record<string, string>;
+    headers?: Record<string, string> | ReadonlyArray<Record<string, string>>;
   },
 ) => void;
 
@@ -52,7 +54,8 @@ export function defineConsumer(name: string, register: (on: On) => void): Handle
       if (handlers.has(type)) throw new Error(`consumer ${name}: two handlers for ${type}`);
       handlers.set(type, handler as unknown as EventHandlerFor<EventType>);
       if (opts?.when) filters.set(type, opts.when as unknown as (data: unknown, event: unknown) => boolean);
-      if (opts?.headers) headerBindings.push({ type, headers: opts.headers });
+      // Several header sets: the queue gets an event that matches any of them.
+      for (const headers of opts?.headers === undefined ? [] : Array.isArray(opts.headers) ? opts.headers : [opts.headers]) headerBindings.push({ type, headers });
     }
   };
   register(on);

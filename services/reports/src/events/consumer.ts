@@ -1,5 +1,5 @@
 import type { PoolClient } from 'pg';
-import { accountOf, defineConsumer, type ConversationSnapshot, type EventEnvelope, type ProjectionKit, type TypedEnvelope } from '@parley/shared';
+import { accountOf, defineConsumer, NOT_ACTIVITY_MESSAGES, type ConversationSnapshot, type EventEnvelope, type ProjectionKit, type TypedEnvelope } from '@parley/shared';
 import { businessHoursOf, type BusinessHours } from './business-hours';
 import { bumpRollups } from './rollups';
 import { deleteLabel, renameLabel, upsertLabel } from './labels';
@@ -172,8 +172,9 @@ export const reportsConsumer = (projections: ProjectionKit) =>
       );
     },
     // Not activity messages: no fact, and the change each notes comes with its conversation.updated
-    // (or status_changed) of the same snapshot (conversations/changes.ts); acked without a transaction.
-    { when: (msg) => msg.message_type !== 2 },
+    // (or status_changed) of the same snapshot (conversations/changes.ts). The broker does not
+    // deliver them (their message type header); one from an older relay is acked without a transaction.
+    { when: (msg) => msg.message_type !== 2, headers: NOT_ACTIVITY_MESSAGES },
   );
 
   on('conversation.deleted', async (tx, snap, event) => {
