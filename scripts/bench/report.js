@@ -137,7 +137,7 @@ const MISSED = {
   (2026-11-29 evening, "Other benchmarks"): the label change's two updates of the row are one, the rule
   runs lost their unique index (14.8 -> 8.9 µs a row), and reports and the webhooks fan-out batch for up
   to 200 ms (bench:ab rule: B/A 0.910 and 0.977); later, per-event objects built without a slow spread and
-  activity messages kept from reports and the webhooks queue by the broker (0.968, then 0.953). On the
+  activity messages kept from reports and the webhooks queue by the broker (0.968, then 0.953-0.988). On the
   slower host of that night a rule message cost 24-32 CPU ms. Left: fewer statements and hops a message (reports' fact writes one
   statement a batch instead of one an event, the rule's commands of a batch in one call, the runs written
   for rules that did not match) before fewer indexes.`;
@@ -965,8 +965,8 @@ the scenario).
   - Activity messages no longer reach reports and automation's webhooks queue (both only acked them):
     the relay publishes a message's type as a header and those queues bind on types 0, 1 and 3
     (docs/architecture.md, "Events a queue never gets"); a rule's label change, a status change or an
-    assignment makes two deliveries fewer. bench:ab rule: 0.953 (a second run failed to start: a 503
-    while generating its data set).
+    assignment makes two deliveries fewer. bench:ab rule: 0.953 in one run (the second failed to start:
+    a 503 while generating its data set), then 0.974 and 0.988 (0.981) in two more.
   - Measured and set aside: RabbitMQ 3.10's classic queues version 2 cost the broker more (0.56-0.58 CPU
     ms a message published to four queues, persistent, confirmed in twenties, against 0.46-0.51 for
     version 1), and a message's size below 4 KB hardly matters (300 B 0.48, 2 KB 0.50, 5 KB 0.64); a
