@@ -20,6 +20,7 @@ import {
   NOT_ACTIVITY_MESSAGES,
   SENDER_TYPE_HEADER,
   systemContext,
+  TYPE_HEADER,
   withTransaction,
   withTransactionFrom,
   writeEvent,
@@ -84,6 +85,20 @@ describe('outbox relay and consumer runner against real Postgres and RabbitMQ', 
     await pool?.end();
     await env?.close();
   });
+
+  /** A consumer of a spec with header bindings that records, in `delivered`, every event the broker gives its queue (what it filtered never passes). */
+  function filteredConsumer(amqp: AmqpConnection, name: string, spec: ReturnType<typeof inBatches>, delivered: string[]): EventConsumer {
+    return new EventConsumer({
+      queue: `${SERVICE}.${name}`,
+      bindings: spec.bindings,
+      headerBindings: spec.headerBindings,
+      pool,
+      amqp,
+      log,
+      batch: spec.batch,
+      wants: (event) => (delivered.push(event.id), spec.wants?.(event) ?? true),
+    });
+  }
 
   /** A throwaway queue bound to the namespaced exchange, collecting what the relay publishes (and when each id arrived). */
   async function tap(routingKey: string): Promise<{ received: Array<{ id: string; type: string }>; arrivedAt: Map<string, number>; close(): Promise<void> }> {
@@ -408,17 +423,7 @@ describe('outbox relay and consumer runner against real Postgres and RabbitMQ', 
     expect(spec.bindings).toEqual(['test.ping']);
     expect(spec.headerBindings).toEqual([{ type: 'message.created', headers: { [SENDER_TYPE_HEADER]: 'Contact' } }]);
     const delivered: string[] = [];
-    const consumer = new EventConsumer({
-      queue: `${SERVICE}.filtered`,
-      bindings: spec.bindings,
-      headerBindings: spec.headerBindings,
-      pool,
-      amqp,
-      log,
-      batch: spec.batch,
-      // Every event the queue is given passes here: what the broker filtered never does.
-      wants: (event) => (delivered.push(event.id), spec.wants?.(event) ?? true),
-    });
+    const consumer = filteredConsumer(amqp, 'filtered', spec, delivered);
     // An earlier version's plain binding of the type, as a deployment upgraded in place has it.
     const queue = consumer.queue;
     await ch.assertExchange(`${env.namespace}domain.events`, 'topic', { durable: true });
@@ -482,23 +487,14 @@ describe('outbox relay and consumer runner against real Postgres and RabbitMQ', 
     const wrong = { type: 'conversation.updated', headers: { [MESSAGE_TYPE_HEADER]: '0' } };
     expect(() => new EventConsumer({ queue: `${SERVICE}.wrong`, bindings: [], headerBindings: [wrong], pool, amqp, log, handle: async () => undefined })).toThrow(/not published with a message/);
     const delivered: string[] = [];
-    const consumer = new EventConsumer({
-      queue: `${SERVICE}.chat`,
-      bindings: spec.bindings,
-      headerBindings: spec.headerBindings,
-      pool,
-      amqp,
-      log,
-      batch: spec.batch,
-      wants: (event) => (delivered.push(event.id), spec.wants?.(event) ?? true),
-    });
+    const consumer = filteredConsumer(amqp, 'chat', spec, delivered);
     // An earlier version's filter, whose drop took every event of the type its bindings did not match.
     const filter = `${consumer.queue}.filter`;
     await ch.assertExchange(`${env.namespace}domain.events`, 'topic', { durable: true });
     await ch.assertExchange(`${filter}.unfiltered`, 'fanout', { durable: true, autoDelete: true });
     await ch.assertExchange(`${filter}.drop`, 'fanout', { durable: true });
     await ch.assertExchange(filter, 'headers', { durable: true, autoDelete: true, alternateExchange: `${filter}.unfiltered` });
-    await ch.bindExchange(`${filter}.drop`, filter, '', { 'x-match': 'all', 'parley-type': 'message.created' });
+    await ch.bindExchange(`${filter}.drop`, filter, '', { 'x-match': 'all', [TYPE_HEADER]: 'message.created' });
     const ctx = systemContext(SERVICE, 1, 'req-chat');
     const conv = conversationFixture(1, 9002);
     try {
@@ -522,9 +518,9 @@ describe('outbox relay and consumer runner against real Postgres and RabbitMQ', 
       // the routed mark: its activity message matches no binding, and (the old drop binding gone)
       // reaches the queue through the alternate exchange, where `when` declines it.
       const old = buildEnvelope(ctx, { type: 'message.created', accountId: 1, data: messageFixture(conv, { message_type: 2, sender_type: null, sender_id: null, content: 'old relay, activity' }) });
-      ch.publish(`${env.namespace}domain.events`, old.type, Buffer.from(JSON.stringify(old)), { persistent: true, headers: { 'parley-type': old.type } });
+      ch.publish(`${env.namespace}domain.events`, old.type, Buffer.from(JSON.stringify(old)), { persistent: true, headers: { [TYPE_HEADER]: old.type } });
       const oldReply = buildEnvelope(ctx, { type: 'message.created', accountId: 1, data: messageFixture(conv, { message_type: 1, sender_type: 'User', sender_id: 5, content: 'old relay, reply' }) });
-      ch.publish(`${env.namespace}domain.events`, oldReply.type, Buffer.from(JSON.stringify(oldReply)), { persistent: true, headers: { 'parley-type': oldReply.type, [SENDER_TYPE_HEADER]: 'User' } });
+      ch.publish(`${env.namespace}domain.events`, oldReply.type, Buffer.from(JSON.stringify(oldReply)), { persistent: true, headers: { [TYPE_HEADER]: oldReply.type, [SENDER_TYPE_HEADER]: 'User' } });
       await waitFor(() => delivered.includes(old.id), { what: "the old relay's activity message delivered" });
       await waitFor(() => handled.includes(oldReply.id), { what: "the old relay's reply handled" });
       expect(handled).not.toContain(old.id);

@@ -178,9 +178,8 @@ async function evaluateRules(deps: EngineDeps, tx: PoolClient, event: EventEnvel
     : event.data;
   const conversationId = typeof conversation['id'] === 'number' ? conversation['id'] : null;
   const messageId = message && typeof message['id'] === 'number' ? message['id'] : null;
-  // A run as a literal, not `{ ...base, ... }`: V8 (Node 20) builds an object spread and then
-  // given new properties at about 1.5 µs a property, and an event makes one run per rule (about
-  // 0.3 ms an event on a 50-rule account, docs/benchmarks.md).
+  // A run as a literal, not `{ ...base, ruleId, ... }`: an object spread given new properties is
+  // slow on Node 20's V8 (docs/architecture.md, "Runtime"), and an event makes a run per rule.
   const eventId = event.id;
   const eventType = event.type;
   const newRun = (ruleId: number, matched: boolean, reason: string | null, conditionResults: Array<boolean | null>): NewRun => ({

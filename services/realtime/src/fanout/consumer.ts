@@ -25,8 +25,8 @@ type Entry = { stream: string; body: EntryBody };
 
 /** Who gets a conversation event (the reference's table): `agents` (inbox members and administrators) and maybe the contact. */
 function conversationEntries(log: StreamLog, conv: ConversationSnapshot, event: string, data: Record<string, unknown>, toContact: boolean, except?: EventEntry['except']): Entry[] {
-  // Literals, not `{ ...base, inbox_id }`: V8 (Node 20) gives an object spread new properties at
-  // about 1.5 µs each (docs/benchmarks.md), and this runs for every conversation event.
+  // Literals, not `{ ...base, inbox_id }`: an object spread given new properties is slow on
+  // Node 20's V8 (docs/architecture.md, "Runtime"), and this runs for every conversation event.
   const body = (extra: { inbox_id?: number; contact_inbox_id?: number }): EventEntry =>
     except ? { kind: 'event', event, data, except, ...extra } : { kind: 'event', event, data, ...extra };
   const out: Entry[] = [{ stream: log.accountStream(conv.account_id), body: body({ inbox_id: conv.inbox_id }) }];

@@ -38,8 +38,8 @@ async function applyToConversation(
     return;
   }
   const hours = await inboxHours(projections, tx, accountId, fact.inbox_id, state.inbox_copy, event.id);
-  // Object.assign, not `{ ...fact, ... }`: V8 (Node 20) gives an object spread new properties at
-  // about 1.5 µs each (docs/benchmarks.md), and this runs for every fact.
+  // Object.assign, not `{ ...fact, ... }`: an object spread given new properties is slow on
+  // Node 20's V8 (docs/architecture.md, "Runtime"), and this runs for every fact.
   const full: NewFact = Object.assign({}, fact, { business_hours: hours, account_id: accountId, conversation_id: snap.id, event_id: event.id });
   // The snapshot kept, the fact recorded and, if it comes after the others, its events: one statement.
   const applied = await applyFact(tx, state, { ...snap, account_id: accountId }, event.occurred_at, full);
