@@ -129,6 +129,18 @@ describe('fault suite', () => {
     return (await db.query(sql, params)).rows as T[];
   }
 
+  /** The outbox rows of conversations' `type` events for these record ids, and which consumers recorded each (a failure's report). */
+  async function eventTrail(type: string, ids: number[]) {
+    if (ids.length === 0) return [];
+    return rows(
+      `SELECT o.id, o.event_id, o.payload->'data'->>'id' AS record_id, o.created_at, o.published_at,
+              (SELECT array_agg(p.consumer) FROM audit.processed_events p WHERE p.event_id = o.event_id) AS audit_recorded
+         FROM conversations.outbox o
+        WHERE o.routing_key = $1 AND (o.payload->'data'->>'id')::bigint = ANY($2::bigint[])`,
+      [type, ids],
+    );
+  }
+
   /** What every consumer did for the writes of this run, once the system has caught up. */
   async function verify(tag: string, convIds: number[], outcomes: Outcome[]): Promise<void> {
     const accepted = (kind: Outcome['kind']) => outcomes.filter((o) => o.kind === kind && o.status === 200).map((o) => o.key);
@@ -164,6 +176,8 @@ describe('fault suite', () => {
       // What is missing where, and what the services logged: a CI failure explains itself.
       const s = await state().catch(() => null);
       const ran = new Set(s?.runs.map((r) => Number(r.message_id)) ?? []);
+      const audited = new Set(s?.audits.map((a) => Number(a.auditable_id)) ?? []);
+      const auditsMissing = s?.canned.map((c) => Number(c.id)).filter((id) => !audited.has(id)) ?? [];
       const summary = s && {
         messages: s.ids.length,
         ruleRunsMissing: s.ids.filter((id) => !ran.has(id)),
@@ -171,8 +185,12 @@ describe('fault suite', () => {
         webhooksMissing: s.ids.filter((id) => !s.hooks.has(id)),
         canned: s.canned.length,
         audits: s.audits.length,
+        auditsMissing,
       };
-      throw new Error(`${err.message}\nstate: ${JSON.stringify(summary)}\nservices logged:\n${stack.problems(undefined, 60)}`);
+      // Where a missing audit's event stopped: never published (outbox), or published and not recorded by audit.
+      const events = await eventTrail('canned_response.created', auditsMissing).catch((e: Error) => `(${e.message})`);
+      const logged = ['conversations', 'audit', undefined].map((svc) => `${svc ?? 'all'}:\n${stack.problems(svc, svc ? 20 : 40)}`).join('\n');
+      throw new Error(`${err.message}\nstate: ${JSON.stringify(summary)}\nevents: ${JSON.stringify(events)}\nservices logged:\n${logged}`);
     });
     await sleep(3000); // late duplicates would show now
     const s = await state();

@@ -1,3 +1,4 @@
+import type { ConfirmChannel } from 'amqplib';
 import { Client, type Pool } from 'pg';
 import type { Logger } from './logger';
 import { afterCommit, atCommit, begin, commit, escapeLiteral, prepared, rollback, type Executor } from './db';
@@ -103,6 +104,16 @@ export interface RelayOptions {
    * ack; an event after a quiet spell goes at once. Adds at most `flushMs` to an event's way.
    */
   flushMs?: number;
+  /**
+   * Longest wait for the broker's confirms of a batch (ms) before its channel is closed and the
+   * batch rolled back, to go again: the claim's row locks are never held longer than this,
+   * whatever the broker or the network does (a silent partition is otherwise seen only by the
+   * heartbeat, a minute or two later). A batch that was delivered after all is published twice,
+   * which consumers dedupe.
+   */
+  confirmTimeoutMs?: number;
+  /** Longest pause after failures (ms; doubling from 250). */
+  maxBackoffMs?: number;
   metrics?: ServiceMetrics;
 }
 
@@ -116,7 +127,9 @@ export interface RelayOptions {
  * Postgres signals every backend LISTENing in the database at each NOTIFY, whatever its channel,
  * so one would wake all services' listeners at every write (kernel migration 003). A row is
  * marked only after the broker confirmed it, so a crash can publish twice (consumers dedupe)
- * but never lose one.
+ * but never lose one. After a failure the relay backs off (up to 5 s); commits meanwhile do not
+ * cut the pause short (each would claim rows only to roll them back), a broker connection or a
+ * LISTEN made again does.
  */
 export class OutboxRelay {
   private listener: Client | null = null;
@@ -130,6 +143,8 @@ export class OutboxRelay {
   private lastPublishAt = -Infinity;
   /** Ends a flush window's pause early (stop). */
   private stopWait: (() => void) | null = null;
+  /** A broker connection was made (again): the backoff after a failure ends. */
+  private readonly onAmqpConnect = async () => this.resume();
 
   constructor(private readonly opts: RelayOptions) {}
 
@@ -141,6 +156,7 @@ export class OutboxRelay {
     if (this.running) return;
     this.running = true;
     localRelays.add(this);
+    void this.opts.amqp.onConnect(this.onAmqpConnect).catch(() => undefined);
     void this.listen();
     this.loop = this.run();
   }
@@ -159,8 +175,8 @@ export class OutboxRelay {
         await client.query(`LISTEN outbox_${this.opts.schema}`);
         this.listener = client;
         // A change that committed before LISTEN took effect sent its NOTIFY to nobody: look now
-        // rather than a poll interval later.
-        this.kick();
+        // rather than a poll interval later (Postgres is back, if it was away: no backoff).
+        this.resume();
       } catch {
         await client.end().catch(() => undefined);
         await sleep(1000);
@@ -168,12 +184,21 @@ export class OutboxRelay {
     }
   }
 
-  /** Asks the relay to look at the outbox now. */
+  /** Asks the relay to look at the outbox now (after its backoff, if the last look failed). */
   kick(): void {
     const w = this.wake;
+    if (!w || this.backoffMs > 0) {
+      this.kicked = true;
+      return;
+    }
     this.wake = null;
-    if (w) w();
-    else this.kicked = true;
+    w();
+  }
+
+  /** What failed may work now (the broker or Postgres is back): look at once, no backoff. */
+  private resume(): void {
+    this.backoffMs = 0;
+    this.kick();
   }
 
   private async run(): Promise<void> {
@@ -195,7 +220,7 @@ export class OutboxRelay {
         this.backoffMs = 0;
       } catch (err) {
         this.opts.metrics?.outboxPublishFailures.inc();
-        this.backoffMs = Math.min(Math.max(this.backoffMs * 2, 250), 5000);
+        this.backoffMs = Math.min(Math.max(this.backoffMs * 2, 250), this.opts.maxBackoffMs ?? 5000);
         this.opts.log.warn({ err: (err as Error).message, backoffMs: this.backoffMs }, 'outbox publish failed; will retry');
       }
       if (!this.running) break;
@@ -206,7 +231,10 @@ export class OutboxRelay {
         continue;
       }
       await new Promise<void>((resolve) => {
-        const t = setTimeout(resolve, this.backoffMs || pollMs);
+        const t = setTimeout(() => {
+          this.wake = null;
+          resolve();
+        }, this.backoffMs || pollMs);
         this.wake = () => {
           clearTimeout(t);
           resolve();
@@ -232,6 +260,15 @@ export class OutboxRelay {
 
   /** Publishes one batch; returns how many rows were sent. */
   async drainOnce(): Promise<number> {
+    // The channel first: while the broker is away, no rows are claimed only to be rolled back
+    // (and with nothing to publish, that is no failure).
+    let ch: ConfirmChannel;
+    try {
+      ch = await this.opts.amqp.confirmChannel();
+    } catch (err) {
+      if ((await this.opts.pool.query('SELECT 1 FROM outbox WHERE published_at IS NULL LIMIT 1')).rowCount === 0) return 0;
+      throw err;
+    }
     const client = await this.opts.pool.connect();
     try {
       // The claim stays a prepared statement of its own: planning it on every look (were it sent
@@ -242,7 +279,6 @@ export class OutboxRelay {
         await commit(client);
         return 0;
       }
-      const ch = await this.opts.amqp.confirmChannel();
       for (const row of rows) {
         // In the trace of the request that wrote the event (tracing on: the amqplib
         // instrumentation's publish span joins it and passes it on in the message headers).
@@ -257,7 +293,7 @@ export class OutboxRelay {
           }),
         );
       }
-      await ch.waitForConfirms();
+      await confirmed(ch, this.opts.confirmTimeoutMs ?? 30_000);
       await commit(client);
       return rows.length;
     } catch (err) {
@@ -271,12 +307,42 @@ export class OutboxRelay {
   async stop(): Promise<void> {
     this.running = false;
     localRelays.delete(this);
-    this.kick();
+    this.opts.amqp.offConnect(this.onAmqpConnect);
+    this.resume();
     this.stopWait?.();
     await this.loop?.catch(() => undefined);
     const l = this.listener;
     this.listener = null;
     await l?.end().catch(() => undefined);
+  }
+}
+
+/**
+ * The channel's confirms of everything published on it. Fails when the channel closes first, and
+ * after `timeoutMs` closes the channel and fails. The close is watched here because amqplib
+ * (0.10) fails a closing channel's waiting confirms only up to the first slot of its window
+ * that holds no callback: once the broker has confirmed out of order (a message routed to one
+ * queue before an earlier one routed to several) and a `multiple` ack has moved the window up
+ * to such a slot, a connection lost before the last confirm leaves `waitForConfirms` pending
+ * for ever, and the relay holding its claimed rows, which every other relay skips (the likely
+ * cause of a fault-suite CI run in which one event stayed unpublished after RabbitMQ stopped).
+ */
+async function confirmed(ch: ConfirmChannel, timeoutMs: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  let onClose: (() => void) | undefined;
+  const failed = new Promise<never>((_, reject) => {
+    onClose = () => reject(new Error('channel closed before the broker confirmed every publish'));
+    ch.once('close', onClose);
+    timer = setTimeout(() => {
+      ch.close().catch(() => undefined);
+      reject(new Error(`no confirms from the broker within ${timeoutMs} ms`));
+    }, timeoutMs);
+  });
+  try {
+    await Promise.race([ch.waitForConfirms(), failed]);
+  } finally {
+    clearTimeout(timer);
+    if (onClose) ch.removeListener('close', onClose);
   }
 }
 

@@ -26,7 +26,7 @@ import {
   writeEvent,
   type Pool,
 } from '../src';
-import { conversationFixture, createTestEnv, freePort, infra, messageFixture, waitFor, type TestEnv } from '@parley/testkit';
+import { conversationFixture, createTestEnv, freePort, infra, messageFixture, TcpGate, waitFor, type TestEnv } from '@parley/testkit';
 
 const log = createLogger('kernel-test', 'silent');
 const SERVICE = 'kerneltest';
@@ -100,6 +100,21 @@ describe('outbox relay and consumer runner against real Postgres and RabbitMQ', 
     });
   }
 
+  /** Whether a relay (another session) holds a lock on any of these events' outbox rows: its claim's transaction is open. */
+  async function outboxLocked(eventIds: string[]): Promise<boolean> {
+    const c = await pool.connect();
+    try {
+      await c.query('BEGIN');
+      await c.query('SELECT id FROM outbox WHERE event_id = ANY($1::uuid[]) FOR UPDATE NOWAIT', [eventIds]);
+      return false;
+    } catch {
+      return true;
+    } finally {
+      await c.query('ROLLBACK').catch(() => undefined);
+      c.release();
+    }
+  }
+
   /** A throwaway queue bound to the namespaced exchange, collecting what the relay publishes (and when each id arrived). */
   async function tap(routingKey: string): Promise<{ received: Array<{ id: string; type: string }>; arrivedAt: Map<string, number>; close(): Promise<void> }> {
     const exchange = `${env.namespace}domain.events`;
@@ -149,6 +164,106 @@ describe('outbox relay and consumer runner against real Postgres and RabbitMQ', 
       await relay.stop();
       await amqp.close();
       await link.down();
+    }
+  });
+
+  it('when the broker is away, then commits do not make the relay claim and roll back again and again, and once it is back the events go without waiting out the backoff', async () => {
+    const gate = await TcpGate.to(infra().amqpUrl);
+    await gate.cut();
+    const amqp = new AmqpConnection(gate.url(infra().amqpUrl), log, env.namespace);
+    const metrics = new ServiceMetrics('relaybackoff');
+    // A backoff far longer than the wait below: only the broker connection can end it in time.
+    const relay = new OutboxRelay({ pool, listenUrl: roleUrl, schema: SERVICE, amqp, log, pollMs: 200, metrics, maxBackoffMs: 120_000 });
+    const failures = async () => (await metrics.outboxPublishFailures.get()).values.reduce((a, v) => a + v.value, 0);
+    const sink = await tap('test.ping');
+    const ctx = systemContext(SERVICE, 1, 'req-backoff');
+    try {
+      amqp.start();
+      relay.start();
+      // 30 commits over ~1.5 s, each waking the relay: it tries again only as its backoff allows.
+      const ids: string[] = [];
+      for (let i = 0; i < 30; i++) {
+        ids.push((await withTransaction(pool, (tx) => writeEvent(tx, ctx, { type: 'test.ping', accountId: 1, data: { id: `backoff-${i}` } }))).id);
+        await new Promise((r) => setTimeout(r, 50));
+      }
+      const failed = await failures();
+      expect(failed).toBeGreaterThan(0);
+      expect(failed).toBeLessThan(10);
+      // Back: the broker connection (made again within AmqpConnection's 10 s) ends the backoff.
+      await gate.restore();
+      await waitFor(() => ids.every((id) => sink.received.some((e) => e.id === id)), { timeoutMs: 40_000, what: 'every event after the outage' });
+    } finally {
+      await sink.close();
+      await relay.stop();
+      await amqp.close();
+      await gate.close();
+    }
+  });
+
+  it('when the broker stops answering while the relay waits for confirms, then the batch is given up within the confirm timeout (its rows unlocked), and published once the link carries again', async () => {
+    const gate = await TcpGate.to(infra().amqpUrl);
+    const amqp = new AmqpConnection(gate.url(infra().amqpUrl), log, env.namespace);
+    await amqp.connect();
+    const relay = new OutboxRelay({ pool, listenUrl: roleUrl, schema: SERVICE, amqp, log, pollMs: 200, confirmTimeoutMs: 2000 });
+    const sink = await tap('test.ping');
+    try {
+      relay.start();
+      await amqp.confirmChannel();
+      gate.freeze();
+      const written = await withTransaction(pool, (tx) => writeEvent(tx, systemContext(SERVICE, 1, 'req-frozen'), { type: 'test.ping', accountId: 1, data: { id: 'frozen' } }));
+      // The relay claims the row and publishes into the frozen link (the heartbeat would notice in
+      // a minute or two); within the confirm timeout it lets go.
+      const locked = () => outboxLocked([written.id]);
+      await waitFor(locked, { timeoutMs: 10_000, intervalMs: 50, what: 'the relay to claim the row' });
+      await waitFor(async () => !(await locked()), { timeoutMs: 15_000, what: 'the claim to be rolled back' });
+      expect((await pool.query('SELECT published_at FROM outbox WHERE event_id = $1', [written.id])).rows[0].published_at).toBeNull();
+      gate.thaw();
+      await waitFor(() => sink.received.some((e) => e.id === written.id), { timeoutMs: 30_000, what: 'the event after the thaw' });
+      await waitFor(async () => (await pool.query('SELECT published_at FROM outbox WHERE event_id = $1', [written.id])).rows[0].published_at !== null, { timeoutMs: 30_000 });
+    } finally {
+      gate.thaw();
+      await sink.close();
+      await relay.stop();
+      await amqp.close();
+      await gate.close();
+    }
+  });
+
+  it('when the broker has confirmed a batch out of order and the connection drops before its last confirm, then the relay lets go of the batch at once and publishes it again', async () => {
+    const gate = await TcpGate.to(infra().amqpUrl);
+    const amqp = new AmqpConnection(gate.url(infra().amqpUrl), log, env.namespace);
+    await amqp.connect();
+    // No timeout to rescue it: only the channel's close can.
+    const relay = new OutboxRelay({ pool, listenUrl: roleUrl, schema: SERVICE, amqp, log, pollMs: 200, confirmTimeoutMs: 600_000 });
+    const sink = await tap('test.ping');
+    try {
+      // The relay's channel (AmqpConnection keeps one), made before the link carries nothing.
+      const ch = (await amqp.confirmChannel()) as unknown as { unconfirmed: unknown[]; lwm: number; emit(event: string, fields: unknown): boolean };
+      relay.start();
+      gate.freeze();
+      const ctx = systemContext(SERVICE, 1, 'req-out-of-order');
+      const written = await withTransaction(pool, async (tx) => {
+        const out = [];
+        for (let i = 0; i < 4; i++) out.push(await writeEvent(tx, ctx, { type: 'test.ping', accountId: 1, data: { id: `ooo-${i}` } }));
+        return out;
+      });
+      await waitFor(() => ch.unconfirmed.length >= 4, { timeoutMs: 10_000, what: 'the batch published into the frozen link' });
+      // What the broker may send (amqplib internals: `lwm` is the first unconfirmed tag): the
+      // third confirmed alone, then the first two with `multiple`; the fourth never, as the
+      // connection drops.
+      const first = ch.lwm;
+      ch.emit('ack', { deliveryTag: first + 2, multiple: false });
+      ch.emit('ack', { deliveryTag: first + 1, multiple: true });
+      await gate.cut();
+      const locked = () => outboxLocked(written.map((e) => e.id));
+      await waitFor(async () => !(await locked()), { timeoutMs: 15_000, what: 'the claim to be rolled back' });
+      await gate.restore();
+      await waitFor(() => written.every((e) => sink.received.some((r) => r.id === e.id)), { timeoutMs: 30_000, what: 'the batch published again' });
+    } finally {
+      await sink.close();
+      await relay.stop();
+      await amqp.close();
+      await gate.close();
     }
   });
 
