@@ -108,6 +108,16 @@ export class AmqpConnection {
     return ch;
   }
 
+  /**
+   * Gives up the confirm channel (its confirms are overdue): the next `confirmChannel` opens
+   * another at once, rather than handing out this one while its close waits for a broker that may
+   * not answer.
+   */
+  discardConfirmChannel(ch: ConfirmChannel): void {
+    if (this.confirm === ch) this.confirm = null;
+    ch.close().catch(() => undefined);
+  }
+
   async close(): Promise<void> {
     this.closed = true;
     if (this.retryTimer) clearTimeout(this.retryTimer);

@@ -112,7 +112,8 @@ export interface RelayOptions {
    * which consumers dedupe.
    */
   confirmTimeoutMs?: number;
-  /** Longest pause after failures (ms; doubling from 250). */
+  /** First pause after a failure (ms; 250), doubling up to `maxBackoffMs` (5,000) while failures go on. */
+  minBackoffMs?: number;
   maxBackoffMs?: number;
   metrics?: ServiceMetrics;
 }
@@ -220,7 +221,7 @@ export class OutboxRelay {
         this.backoffMs = 0;
       } catch (err) {
         this.opts.metrics?.outboxPublishFailures.inc();
-        this.backoffMs = Math.min(Math.max(this.backoffMs * 2, 250), this.opts.maxBackoffMs ?? 5000);
+        this.backoffMs = Math.min(Math.max(this.backoffMs * 2, this.opts.minBackoffMs ?? 250), this.opts.maxBackoffMs ?? 5000);
         this.opts.log.warn({ err: (err as Error).message, backoffMs: this.backoffMs }, 'outbox publish failed; will retry');
       }
       if (!this.running) break;
@@ -260,15 +261,12 @@ export class OutboxRelay {
 
   /** Publishes one batch; returns how many rows were sent. */
   async drainOnce(): Promise<number> {
-    // The channel first: while the broker is away, no rows are claimed only to be rolled back
-    // (and with nothing to publish, that is no failure).
-    let ch: ConfirmChannel;
-    try {
-      ch = await this.opts.amqp.confirmChannel();
-    } catch (err) {
-      if ((await this.opts.pool.query('SELECT 1 FROM outbox WHERE published_at IS NULL LIMIT 1')).rowCount === 0) return 0;
-      throw err;
-    }
+    const { amqp } = this.opts;
+    // The channel first: while the broker is away, no rows are claimed only to be rolled back.
+    // With nothing to publish the relay does not try to connect (AmqpConnection reconnects on
+    // its own back-off, and its connection ends the relay's).
+    if (!amqp.connected && (await this.opts.pool.query('SELECT 1 FROM outbox WHERE published_at IS NULL LIMIT 1')).rowCount === 0) return 0;
+    const ch = await amqp.confirmChannel();
     const client = await this.opts.pool.connect();
     try {
       // The claim stays a prepared statement of its own: planning it on every look (were it sent
@@ -283,7 +281,7 @@ export class OutboxRelay {
         // In the trace of the request that wrote the event (tracing on: the amqplib
         // instrumentation's publish span joins it and passes it on in the message headers).
         withTraceparent(row.traceparent, () =>
-          ch.publish(this.opts.amqp.exchange, row.routing_key, Buffer.from(row.payload), {
+          ch.publish(amqp.exchange, row.routing_key, Buffer.from(row.payload), {
             persistent: true,
             contentType: 'application/json',
             messageId: row.event_id,
@@ -293,7 +291,7 @@ export class OutboxRelay {
           }),
         );
       }
-      await confirmed(ch, this.opts.confirmTimeoutMs ?? 30_000);
+      await confirmed(ch, this.opts.confirmTimeoutMs ?? 30_000, () => amqp.discardConfirmChannel(ch));
       await commit(client);
       return rows.length;
     } catch (err) {
@@ -319,7 +317,7 @@ export class OutboxRelay {
 
 /**
  * The channel's confirms of everything published on it. Fails when the channel closes first, and
- * after `timeoutMs` closes the channel and fails. The close is watched here because amqplib
+ * after `timeoutMs` gives the channel up (`discard`: closed, and no longer handed out) and fails. The close is watched here because amqplib
  * (0.10) fails a closing channel's waiting confirms only up to the first slot of its window
  * that holds no callback: once the broker has confirmed out of order (a message routed to one
  * queue before an earlier one routed to several) and a `multiple` ack has moved the window up
@@ -327,14 +325,14 @@ export class OutboxRelay {
  * for ever, and the relay holding its claimed rows, which every other relay skips (the likely
  * cause of a fault-suite CI run in which one event stayed unpublished after RabbitMQ stopped).
  */
-async function confirmed(ch: ConfirmChannel, timeoutMs: number): Promise<void> {
+async function confirmed(ch: ConfirmChannel, timeoutMs: number, discard: () => void): Promise<void> {
   let timer: NodeJS.Timeout | undefined;
   let onClose: (() => void) | undefined;
   const failed = new Promise<never>((_, reject) => {
     onClose = () => reject(new Error('channel closed before the broker confirmed every publish'));
     ch.once('close', onClose);
     timer = setTimeout(() => {
-      ch.close().catch(() => undefined);
+      discard();
       reject(new Error(`no confirms from the broker within ${timeoutMs} ms`));
     }, timeoutMs);
   });
