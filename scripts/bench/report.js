@@ -979,6 +979,14 @@ the scenario).
     indexes cost an update of \`last_activity_at\` about 0.28 CPU ms with its WAL (pgbench, 4 clients, on
     copies of the 100k rows: 2,800-3,000 updates/s against 4,900-5,000 with the primary key alone),
     two such updates a rule message.
+- **The run above (2026-11-30, 01:33 UTC; bare node:http 0.02 CPU ms and 49,500 req/s, 51,600 in the
+  run before it):** the list reads 2.79 (met) against that run's 3.11, though nothing on its path changed
+  between them (the sessions in between changed the consumers, the outbox relay and per-event objects):
+  it sits within the host's drift of its bound. An earlier small-only run on this host, profiled, read 2.79 as well, labels
+  0.78; the conversations service's share of the list was \`JSON.stringify\` 15%, the socket's \`writev\`
+  of the ~73 KB answer 15%, pg's row parsing 13-17% and the GC 8%: what presenting rows straight into
+  the answer's JSON would cut. Message create 5.77 and 6.20 and the rule effect's 16.46 CPU ms a
+  message (p99 4.5 s) against 4.73, 6.19 and 14.75 before: the fan-out's share moves with the host too.
 - Query plans of the conversation list and \`q\` search on 100k conversations are in the conversations
   section of \`architecture.md\` (\`pnpm --filter @parley/conversations explain\`); the audit log's list
   timings on 2M entries in its section (\`pnpm --filter @parley/audit bench\`).
