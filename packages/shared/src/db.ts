@@ -276,9 +276,20 @@ export async function commit(client: PoolClient): Promise<void> {
   // A statement this connection has not prepared yet is prepared first (once per connection).
   for (const q of queued) if (typeof q !== 'string') await ensurePrepared(client, q);
   const result = (await client.query(queued.length === 0 ? 'COMMIT' : `${queued.map((q) => (typeof q === 'string' ? q : q.execute)).join(';\n')};\nCOMMIT`)) as QueryResult | QueryResult[];
-  // COMMIT of a transaction that failed earlier answers ROLLBACK, not an error: nothing committed.
+  // COMMIT of a transaction that failed earlier answers ROLLBACK, not an error: nothing committed,
+  // which the caller must not take for success (an error caught and dropped inside the transaction
+  // would otherwise answer 200 for a write that never happened, or ack a consumer's events).
   const last = Array.isArray(result) ? result[result.length - 1] : result;
-  if (last?.command === 'COMMIT') for (const fn of at?.after ?? []) fn();
+  if (last?.command !== 'COMMIT') throw new TransactionRolledBackError();
+  for (const fn of at?.after ?? []) fn();
+}
+
+/** A COMMIT that Postgres answered ROLLBACK: a statement of the transaction had failed, and nothing was written. */
+export class TransactionRolledBackError extends Error {
+  constructor() {
+    super('the transaction was rolled back at its commit: one of its statements had failed');
+    this.name = 'TransactionRolledBackError';
+  }
 }
 
 /** Ends a transaction opened with `begin` without committing (nothing queued runs). */

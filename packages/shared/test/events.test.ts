@@ -20,6 +20,7 @@ import {
   NOT_ACTIVITY_MESSAGES,
   SENDER_TYPE_HEADER,
   systemContext,
+  TransactionRolledBackError,
   TYPE_HEADER,
   withTransaction,
   withTransactionFrom,
@@ -764,6 +765,42 @@ describe('outbox relay and consumer runner against real Postgres and RabbitMQ', 
     expect(atCommit(pool, 'SELECT 1')).toBe(false);
     const ok = await withTransaction(pool, (tx) => writeEvent(tx, ctx, { type: 'test.ping', accountId: 1, data: { id: 'at-commit-ok' } }));
     expect((await pool.query('SELECT routing_key, payload FROM outbox WHERE event_id = $1', [ok.id])).rows).toEqual([{ routing_key: 'test.ping', payload: ok }]);
+  });
+
+  it('when a statement fails inside a transaction and its error is caught, then the commit fails too: no write answers success, and a consumer never takes such an event for handled', async () => {
+    const ctx = systemContext(SERVICE, 1, 'req-swallowed');
+    const id = '0190a000-0000-7000-8000-00000000abcd';
+    // (With an event written, its outbox insert at the COMMIT fails already: this is a write without one.)
+    await expect(
+      withTransaction(pool, async (tx) => {
+        await tx.query("INSERT INTO effects (event_id, note) VALUES ($1, 'swallowed')", [id]);
+        await tx.query('SELECT 1 / 0').catch(() => undefined);
+        return 'done';
+      }),
+    ).rejects.toBeInstanceOf(TransactionRolledBackError);
+    expect((await pool.query('SELECT count(*)::int AS n FROM effects WHERE event_id = $1', [id])).rows[0].n).toBe(0);
+
+    // A batch whose handler drops an error: not reported handled (it would be acked with no effect
+    // and no dedupe record, and be gone); the event stays unrecorded, for a retry to handle.
+    const consumer = new EventConsumer({
+      queue: `${SERVICE}.swallowing`,
+      bindings: ['test.ping'],
+      pool,
+      amqp: new AmqpConnection(infra().amqpUrl, log, env.namespace),
+      log,
+      batch: {
+        size: 10,
+        maxWaitMs: 10,
+        handle: async (tx, events) => {
+          for (const e of events) await tx.query("INSERT INTO effects (event_id, note) VALUES ($1, 'batch')", [e.id]);
+          await tx.query('SELECT 1 / 0').catch(() => undefined);
+        },
+      },
+    });
+    const event = buildEnvelope(ctx, { type: 'test.ping', accountId: 1, data: { id: 'swallowed-batch' } });
+    await expect(consumer.processBatch([event])).rejects.toBeInstanceOf(TransactionRolledBackError);
+    expect((await pool.query('SELECT count(*)::int AS n FROM processed_events WHERE event_id = $1', [event.id])).rows[0].n).toBe(0);
+    expect((await pool.query('SELECT count(*)::int AS n FROM effects WHERE event_id = $1', [event.id])).rows[0].n).toBe(0);
   });
 
   it('when a transaction opens with its first statement, then that statement is in it: its result, its lock, and nothing kept if it fails', async () => {
