@@ -49,6 +49,8 @@ export class AmqpConnection {
         const conn = await amqp.connect(this.url, { timeout: 5000 });
         conn.on('error', (err: Error) => this.log.warn({ err: err.message }, 'amqp connection error'));
         conn.on('close', () => {
+          // An earlier connection's late close leaves the current one alone.
+          if (this.conn !== null && this.conn !== conn) return;
           this.conn = null;
           this.confirm = null;
           if (!this.closed) {
@@ -56,11 +58,20 @@ export class AmqpConnection {
             this.scheduleReconnect();
           }
         });
-        const ch = await conn.createChannel();
-        await assertTopology(ch, this.exchange, this.deadLetterExchange);
-        await ch.close();
-        this.conn = conn;
-        for (const setup of this.setups) await setup(conn);
+        try {
+          const ch = await conn.createChannel();
+          await assertTopology(ch, this.exchange, this.deadLetterExchange);
+          await ch.close();
+          this.conn = conn;
+          for (const setup of this.setups) await setup(conn);
+        } catch (err) {
+          // A set-up that failed (a consumer not attached, and every one after it) must not leave a
+          // connection that looks ready: it is closed, and the next one runs them all again.
+          this.log.warn({ err: (err as Error).message }, 'amqp set-up failed; reconnecting');
+          this.conn = null;
+          await conn.close().catch(() => undefined);
+          throw err;
+        }
         return conn;
       })().finally(() => {
         this.connecting = null;
