@@ -16,6 +16,7 @@ export class AmqpConnection {
   private readonly setups = new Set<SetupFn>();
   private closed = false;
   private retryTimer: NodeJS.Timeout | null = null;
+  private reconnectDelayMs = 1000;
 
   readonly exchange: string;
   readonly deadLetterExchange: string;
@@ -67,11 +68,14 @@ export class AmqpConnection {
         } catch (err) {
           // A set-up that failed (a consumer not attached, and every one after it) must not leave a
           // connection that looks ready: it is closed, and the next one runs them all again.
+          // Not awaited: a close whose CloseOk never comes (the link lost meanwhile) must not hold
+          // up this attempt, and with it every later `connect`.
           this.log.warn({ err: (err as Error).message }, 'amqp set-up failed; reconnecting');
           this.conn = null;
-          await conn.close().catch(() => undefined);
+          conn.close().catch(() => undefined);
           throw err;
         }
+        this.reconnectDelayMs = 1000;
         return conn;
       })().finally(() => {
         this.connecting = null;
@@ -88,11 +92,18 @@ export class AmqpConnection {
     });
   }
 
-  private scheduleReconnect(delay = 1000): void {
+  /**
+   * The next attempt, after 1 s, doubling to 10 s while attempts fail (whichever path schedules
+   * it: a failed attempt, or the close of a connection whose set-up failed); a connection made
+   * with every set-up resets it.
+   */
+  private scheduleReconnect(): void {
     if (this.closed || this.retryTimer) return;
+    const delay = this.reconnectDelayMs;
+    this.reconnectDelayMs = Math.min(delay * 2, 10_000);
     this.retryTimer = setTimeout(() => {
       this.retryTimer = null;
-      this.connect().catch(() => this.scheduleReconnect(Math.min(delay * 2, 10_000)));
+      this.connect().catch(() => this.scheduleReconnect());
     }, delay);
     this.retryTimer.unref();
   }

@@ -25,4 +25,23 @@ describe('AmqpConnection against a real RabbitMQ', () => {
       await amqp.close();
     }
   });
+
+  it('when a set-up keeps failing, then connections are tried again and again, further apart each time (1, 2, 4 s...), never kept as ready', async () => {
+    const amqp = new AmqpConnection(infra().amqpUrl, log, `amqptest${process.pid}b.`);
+    let calls = 0;
+    try {
+      await amqp.onConnect(async () => {
+        calls++;
+        throw new Error('a queue whose arguments the broker refuses');
+      });
+      amqp.start();
+      await new Promise((r) => setTimeout(r, 6000));
+      // Tries at about 0, 1 and 3 s (the next at 7): a slower host makes fewer, never more.
+      expect(calls).toBeGreaterThanOrEqual(2);
+      expect(calls).toBeLessThanOrEqual(4);
+      expect(amqp.connected).toBe(false);
+    } finally {
+      await amqp.close();
+    }
+  });
 });
