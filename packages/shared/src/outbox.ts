@@ -1,4 +1,3 @@
-import type { ConfirmChannel } from 'amqplib';
 import { Client, type Pool } from 'pg';
 import type { Logger } from './logger';
 import { afterCommit, atCommit, begin, commit, escapeLiteral, prepared, rollback, type Executor } from './db';
@@ -291,7 +290,7 @@ export class OutboxRelay {
           }),
         );
       }
-      await confirmed(ch, this.opts.confirmTimeoutMs ?? 30_000, () => amqp.discardConfirmChannel(ch));
+      await amqp.confirmsOf(ch, this.opts.confirmTimeoutMs ?? 30_000);
       await commit(client);
       return rows.length;
     } catch (err) {
@@ -312,35 +311,6 @@ export class OutboxRelay {
     const l = this.listener;
     this.listener = null;
     await l?.end().catch(() => undefined);
-  }
-}
-
-/**
- * The channel's confirms of everything published on it. Fails when the channel closes first, and
- * after `timeoutMs` gives the channel up (`discard`: closed, and no longer handed out) and fails. The close is watched here because amqplib
- * (0.10) fails a closing channel's waiting confirms only up to the first slot of its window
- * that holds no callback: once the broker has confirmed out of order (a message routed to one
- * queue before an earlier one routed to several) and a `multiple` ack has moved the window up
- * to such a slot, a connection lost before the last confirm leaves `waitForConfirms` pending
- * for ever, and the relay holding its claimed rows, which every other relay skips (the likely
- * cause of a fault-suite CI run in which one event stayed unpublished after RabbitMQ stopped).
- */
-async function confirmed(ch: ConfirmChannel, timeoutMs: number, discard: () => void): Promise<void> {
-  let timer: NodeJS.Timeout | undefined;
-  let onClose: (() => void) | undefined;
-  const failed = new Promise<never>((_, reject) => {
-    onClose = () => reject(new Error('channel closed before the broker confirmed every publish'));
-    ch.once('close', onClose);
-    timer = setTimeout(() => {
-      discard();
-      reject(new Error(`no confirms from the broker within ${timeoutMs} ms`));
-    }, timeoutMs);
-  });
-  try {
-    await Promise.race([ch.waitForConfirms(), failed]);
-  } finally {
-    clearTimeout(timer);
-    if (onClose) ch.removeListener('close', onClose);
   }
 }
 
