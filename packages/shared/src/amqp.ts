@@ -60,17 +60,20 @@ export class AmqpConnection {
           }
         });
         try {
+          if (this.closed) throw new Error('amqp connection closed');
           const ch = await conn.createChannel();
           await assertTopology(ch, this.exchange, this.deadLetterExchange);
           await ch.close();
           this.conn = conn;
           for (const setup of this.setups) await setup(conn);
+          // `close` came while this attempt was under way: the connection it made must not outlive it.
+          if (this.closed) throw new Error('amqp connection closed');
         } catch (err) {
           // A set-up that failed (a consumer not attached, and every one after it) must not leave a
           // connection that looks ready: it is closed, and the next one runs them all again.
           // Not awaited: a close whose CloseOk never comes (the link lost meanwhile) must not hold
           // up this attempt, and with it every later `connect`.
-          this.log.warn({ err: (err as Error).message }, 'amqp set-up failed; reconnecting');
+          if (!this.closed) this.log.warn({ err: (err as Error).message }, 'amqp set-up failed; reconnecting');
           this.conn = null;
           conn.close().catch(() => undefined);
           throw err;
@@ -108,10 +111,28 @@ export class AmqpConnection {
     this.retryTimer.unref();
   }
 
-  /** Registers a setup to run on the current and every future connection. */
+  /**
+   * Registers a setup to run on the current and every future connection. If it fails on the
+   * current one, that connection is closed (the next runs every set-up again, as `connect` does
+   * when a set-up fails), so it never stays ready without this set-up; the error is thrown.
+   */
   async onConnect(setup: SetupFn): Promise<void> {
     this.setups.add(setup);
-    if (this.conn) await setup(this.conn);
+    const conn = this.conn;
+    if (!conn) return;
+    try {
+      await setup(conn);
+    } catch (err) {
+      if (this.conn === conn) {
+        this.log.warn({ err: (err as Error).message }, 'amqp set-up failed; reconnecting');
+        this.conn = null;
+        this.confirm = null;
+        // Its close event finds another connection or none: the reconnect is scheduled here.
+        conn.close().catch(() => undefined);
+        this.scheduleReconnect();
+      }
+      throw err;
+    }
   }
 
   offConnect(setup: SetupFn): void {
@@ -168,6 +189,8 @@ export class AmqpConnection {
     const conn = this.conn;
     this.conn = null;
     if (conn) await conn.close().catch(() => undefined);
+    // An attempt under way closes what it made once it sees `closed`.
+    await this.connecting?.catch(() => undefined);
   }
 }
 

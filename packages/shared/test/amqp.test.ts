@@ -1,5 +1,5 @@
 import { AmqpConnection, createLogger } from '../src';
-import { infra, waitFor } from '@parley/testkit';
+import { infra, TcpGate, waitFor } from '@parley/testkit';
 
 const log = createLogger('amqp-test', 'silent');
 
@@ -42,6 +42,51 @@ describe('AmqpConnection against a real RabbitMQ', () => {
       expect(amqp.connected).toBe(false);
     } finally {
       await amqp.close();
+    }
+  });
+
+  it('when a set-up registered on a live connection fails, then that connection is not kept as ready: it is made again with every set-up', async () => {
+    const amqp = new AmqpConnection(infra().amqpUrl, log, `amqptest${process.pid}c.`);
+    const ran: string[] = [];
+    let failures = 1;
+    try {
+      await amqp.onConnect(async () => void ran.push('earlier'));
+      await amqp.connect();
+      expect(ran).toEqual(['earlier']);
+      await expect(
+        amqp.onConnect(async () => {
+          if (failures-- > 0) throw new Error('a transient failure while attaching');
+          ran.push('later');
+        }),
+      ).rejects.toThrow(/transient/);
+      expect(amqp.connected).toBe(false);
+      await waitFor(() => ran.includes('later'), { timeoutMs: 20_000, what: 'the later set-up on a new connection' });
+      expect(amqp.connected).toBe(true);
+      // The new connection ran every set-up, the earlier one again.
+      expect(ran).toEqual(['earlier', 'earlier', 'later']);
+    } finally {
+      await amqp.close();
+    }
+  });
+
+  it('when close() comes while a connection is being made, then that connection is closed once made and no set-up runs on it', async () => {
+    const gate = await TcpGate.to(infra().amqpUrl);
+    const amqp = new AmqpConnection(gate.url(infra().amqpUrl), log, `amqptest${process.pid}d.`);
+    let ran = 0;
+    try {
+      await amqp.onConnect(async () => void ran++);
+      gate.freeze();
+      amqp.start();
+      await waitFor(() => gate.connections === 1, { timeoutMs: 10_000, what: 'the attempt to reach the gate' });
+      const closing = amqp.close();
+      gate.thaw();
+      await closing;
+      await waitFor(() => gate.connections === 0, { timeoutMs: 10_000, what: 'the connection made during close() to be closed' });
+      expect(ran).toBe(0);
+      expect(amqp.connected).toBe(false);
+    } finally {
+      await amqp.close();
+      await gate.close();
     }
   });
 });

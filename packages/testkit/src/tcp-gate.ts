@@ -41,6 +41,11 @@ export class TcpGate {
     return this.server !== null;
   }
 
+  /** Client connections through the gate that are still open. */
+  get connections(): number {
+    return this.pairs.size;
+  }
+
   async restore(): Promise<void> {
     if (this.server) return;
     const server = net.createServer((client) => {
