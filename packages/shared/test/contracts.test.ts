@@ -52,6 +52,19 @@ describe('contracts and the event catalogue', () => {
     expect(parseEnvelope(wire)).toEqual({ ok: false, error: expect.stringContaining('data.content') });
   });
 
+  it('when an envelope carries data that is not an object, then it is refused (poison), whatever its type', () => {
+    const wire = JSON.parse(JSON.stringify(buildEnvelope(ctx, { type: 'message.created', accountId: 7, data: messageFixture(conversationFixture(7, 12)) })));
+    for (const data of [null, 'text', 42, true, [], [{ id: 1 }]]) {
+      expect(parseEnvelope({ ...wire, data })).toEqual({ ok: false, error: expect.stringContaining('data') });
+      expect(parseEnvelope({ ...wire, type: 'no.such.type', data })).toMatchObject({ ok: false });
+    }
+    const { data: _gone, ...withoutData } = wire;
+    expect(parseEnvelope(withoutData)).toEqual({ ok: false, error: expect.stringContaining('data') });
+    // The data is the contract's own parse, not the object that came in.
+    const parsed = parseEnvelope(wire);
+    expect(parsed.ok && parsed.envelope.data !== wire.data).toBe(true);
+  });
+
   it('when every event type is listed, then each has a schema and every snapshot names its id', () => {
     for (const type of eventTypes) expect(eventCatalogue[type].safeParse({}).success).toBe(false);
   });
