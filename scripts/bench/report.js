@@ -851,6 +851,20 @@ the scenario).
     cursor asked is kept on the entry; ids compared in place, without slicing): a profile of the replica at
     1,000 subscribers had put the comparisons at 5% of its time. 756, 715, 634, 663 ticks before against 728,
     675, 643, 610 after (-4% on average), every frame once and in order.
+  - 2026-11-30, 03:55-04:08 UTC, a slow host (bare node:http 0.057 CPU ms, 2.8x the targets' host), a
+    \`pnpm start\` stack, 1,000 subscribers, 200/s through the outbox: the scenario's messages had all gone
+    to one conversation, injected over four connections, so some committed out of order; the reports
+    service then rebuilt the conversation from all its facts for each late one (2,000 facts by a run's
+    end), and even in order it works a batch of one conversation's events one at a time (each locks
+    the row the one before wrote). An account's 200 messages a second are many conversations': now they
+    go to 50 in turn (\`BENCH_CABLE_CONVERSATIONS\`), each conversation's always on one of two
+    connections, in the order of their times. Alternating runs, 1 conversation against 50: reports 1.14
+    and 1.02 CPU ms an event against 0.69 and 0.74, its Postgres 1.09 and 1.12 against 0.60 and 0.63,
+    automation 0.59 and 0.57 against 0.48 and 0.46, Postgres in all 1.80 and 1.88 against 1.29 and 1.36;
+    realtime 2.90 and 2.68 against 2.73 and 2.58, the load generator 3.5-4.2 either way. On this host
+    the stack and the generator still need more than the two cores at 200/s (142 and 139 messages/s
+    achieved against 175 and 180; p99 8.5-9.7 s against 5.8 s), and every socket got every frame once
+    and in order in every run.
   - These latencies are the machine's queueing, not the channel's: re-run with a free core for realtime and
     the load generator elsewhere (\`CABLE_URL\`, \`BENCH_DATABASE_URL\`, \`BENCH_CABLE_ONLY=idle,outbox,api\`).
 - **A full run on a fresh machine (2026-11-29, 14:10-14:24 UTC; bare node:http 0.030 CPU ms, 1.3x the

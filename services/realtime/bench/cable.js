@@ -11,7 +11,10 @@
  * - outbox: BENCH_CABLE_SUBSCRIBERS (1000) subscribers of one account while message.created events
  *   enter where a committed message's do, the conversations service's outbox (a copy of a real
  *   message's event with a new event id, message id and `updated_at`), at BENCH_CABLE_RATE (200/s)
- *   for BENCH_SECONDS (10). Latency: from just before the INSERT that commits the event (an upper
+ *   for BENCH_SECONDS (10), to BENCH_CABLE_CONVERSATIONS (50) conversations in turn, each one's in
+ *   the order of their times (one conversation taking 200 messages a second is not an account's
+ *   traffic: the consumers that serialise on a conversation's row, reports, then work one event at
+ *   a time; 1 measures that). Latency: from just before the INSERT that commits the event (an upper
  *   bound on its commit) to the frame on each socket. Target p99 <= 100 ms.
  * - log (only when named in BENCH_CABLE_ONLY): the same subscribers while copies of a real
  *   message.created entry are appended straight to the account's stream in Redis (the realtime log)
@@ -19,7 +22,7 @@
  *   each socket, and its CPU without the rest of the stack's (BENCH_REDIS_URL, BENCH_NAMESPACE: the
  *   stack's REDIS_URL and NAMESPACE).
  * - api: the same subscribers while agent messages are posted through the gateway at
- *   BENCH_CABLE_API_RATE (BENCH_CABLE_RATE); latency from the message's `updated_at` (its
+ *   BENCH_CABLE_API_RATE (BENCH_CABLE_RATE), to the same conversations in turn; latency from the message's `updated_at` (its
  *   transaction's start, before the commit: an upper bound) to each frame.
  * The CPU ms per event of each service during the outbox and api runs comes from /proc
  * (scripts/bench/proc-cpu.js): realtime's is what one event's fan-out to the subscribers costs.
@@ -47,6 +50,8 @@ const SUBSCRIBERS = Number(process.env.BENCH_CABLE_SUBSCRIBERS || 1000);
 const RATE = Number(process.env.BENCH_CABLE_RATE || 200);
 const API_RATE = Number(process.env.BENCH_CABLE_API_RATE || RATE);
 const SECONDS = Number(process.env.BENCH_SECONDS || 10);
+/** Conversations the outbox and api scenarios' messages go to, in turn (1: all to one, as before 2026-11-30). */
+const CONVERSATIONS = Math.max(1, Number(process.env.BENCH_CABLE_CONVERSATIONS || 50));
 const REDIS = process.env.BENCH_REDIS_URL || 'redis://127.0.0.1:6379';
 const NAMESPACE = process.env.BENCH_NAMESPACE || '';
 const ONLY = new Set((process.env.BENCH_CABLE_ONLY || 'idle,outbox,api').split(','));
@@ -65,10 +70,15 @@ async function seed() {
   const token = user.access_token;
   const profile = await call('GET', '/api/v1/profile', token);
   const inbox = await call('POST', `/api/v1/accounts/${account.id}/inboxes`, token, { name: 'Bench inbox', channel: { type: 'api' } });
-  const contact = await call('POST', `/public/api/v1/inboxes/${inbox.inbox_identifier}/contacts`, null, { name: 'Customer' });
-  const conv = await call('POST', `/public/api/v1/inboxes/${inbox.inbox_identifier}/contacts/${contact.source_id}/conversations`, null, {});
   const identifier = JSON.stringify({ channel: 'RoomChannel', pubsub_token: profile.pubsub_token, account_id: account.id, user_id: user.id });
-  return { accountId: account.id, token, convId: conv.id, identifier };
+  // A customer each, with a conversation each: the messages of the outbox and api scenarios go to
+  // them in turn, as an account's traffic does (see CONVERSATIONS).
+  const convIds = [];
+  for (let i = 0; i < CONVERSATIONS; i++) {
+    const contact = await call('POST', `/public/api/v1/inboxes/${inbox.inbox_identifier}/contacts`, null, { name: `Customer ${i}` });
+    convIds.push((await call('POST', `/public/api/v1/inboxes/${inbox.inbox_identifier}/contacts/${contact.source_id}/conversations`, null, {})).id);
+  }
+  return { accountId: account.id, token, convId: convIds[0], convIds, identifier };
 }
 
 /**
@@ -281,16 +291,19 @@ async function main() {
   if (ONLY.has('idle')) await idle(s);
 
   if (ONLY.has('outbox')) {
-    // A real agent message's event, copied with new ids: what a committed message puts in the outbox.
-    const first = await call('POST', `/api/v1/accounts/${s.accountId}/conversations/${s.convId}/messages`, s.token, { content: 'template' });
+    // A real agent message's event in each conversation, copied with new ids: what a committed message puts in the outbox.
     const db = new Pool({ connectionString: DATABASE, max: 4 });
-    const { rows } = await db.query(`SELECT payload FROM conversations.outbox WHERE routing_key = 'message.created' AND (payload->'data'->>'id')::bigint = $1`, [first.id]);
-    if (!rows[0]) throw new Error('the template message.created is not in conversations.outbox (is BENCH_DATABASE_URL the stack\'s database?)');
-    const template = rows[0].payload;
+    const templates = [];
+    for (const convId of s.convIds) {
+      const first = await call('POST', `/api/v1/accounts/${s.accountId}/conversations/${convId}/messages`, s.token, { content: 'template' });
+      const { rows } = await db.query(`SELECT payload FROM conversations.outbox WHERE routing_key = 'message.created' AND (payload->'data'->>'id')::bigint = $1`, [first.id]);
+      if (!rows[0]) throw new Error('the template message.created is not in conversations.outbox (is BENCH_DATABASE_URL the stack\'s database?)');
+      templates.push(rows[0].payload);
+    }
     const base = 1_900_000_000 + Math.floor(Math.random() * 100_000_000);
     await db.end();
     const file = path.join(require('node:os').tmpdir(), `cable-template-${process.pid}.json`);
-    require('node:fs').writeFileSync(file, JSON.stringify(template));
+    require('node:fs').writeFileSync(file, JSON.stringify(templates));
     await delivery('outbox', s, RATE, null, (total) => injector('--inject', file, total, base));
   }
 
@@ -317,7 +330,7 @@ async function main() {
   }
 
   if (ONLY.has('api')) {
-    await delivery('api', s, API_RATE, async (i) => (await call('POST', `/api/v1/accounts/${s.accountId}/conversations/${s.convId}/messages`, s.token, { content: `bench ${i}` })).id);
+    await delivery('api', s, API_RATE, async (i) => (await call('POST', `/api/v1/accounts/${s.accountId}/conversations/${s.convIds[i % s.convIds.length]}/messages`, s.token, { content: `bench ${i}` })).id);
   }
   process.exit(0);
 }
@@ -332,10 +345,18 @@ function injector(mode, file, total, base) {
   });
 }
 
-/** The injector (a child of the outbox scenario): copies of the template into the outbox at `rate`/s; prints the ids it committed. */
+/**
+ * The injector (a child of the outbox scenario): copies of the templates (one a conversation) into
+ * the outbox at `rate`/s, the conversations in turn; prints the ids it committed.
+ */
 async function inject([file, rate, total, base]) {
-  const template = JSON.parse(require('node:fs').readFileSync(file, 'utf8'));
-  const db = new Pool({ connectionString: DATABASE, max: 4 });
+  const templates = JSON.parse(require('node:fs').readFileSync(file, 'utf8'));
+  // Two connections, each conversation's messages always on the same one: a connection runs its
+  // statements in the order they were sent, so each conversation's events commit in the order of
+  // their times, as its row lock makes a real conversation's do. With messages spread over four
+  // connections (and all to one conversation, before 2026-11-30), some committed out of order, and
+  // each such late message had the reports service rebuild the conversation from all its facts.
+  const lanes = [new Pool({ connectionString: DATABASE, max: 1 }), new Pool({ connectionString: DATABASE, max: 1 })];
   const sent = [];
   const failed = [];
   const pending = [];
@@ -345,6 +366,9 @@ async function inject([file, rate, total, base]) {
     if (wait > 0) await sleep(wait);
     const at = new Date();
     const id = Number(base) + i;
+    const c = i % templates.length;
+    const template = templates[c];
+    const db = lanes[c % lanes.length];
     const envelope = {
       ...template,
       id: randomUUID(),
@@ -361,7 +385,7 @@ async function inject([file, rate, total, base]) {
     );
   }
   await Promise.all(pending);
-  await db.end();
+  for (const db of lanes) await db.end();
   process.stdout.write(JSON.stringify({ sent, failed, seconds: (Date.now() - t) / 1000 }));
 }
 
