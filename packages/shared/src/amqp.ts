@@ -4,6 +4,9 @@ import { DEAD_LETTER_EXCHANGE, EXCHANGE } from './events/envelope';
 
 type SetupFn = (conn: ChannelModel) => Promise<void>;
 
+/** Longest `close` waits for the broker (see `close`). */
+const CLOSE_WAIT_MS = 3000;
+
 /**
  * One RabbitMQ connection per process that reconnects with backoff. Consumers register a
  * setup function that runs again after every reconnect; publishers ask for a confirm
@@ -49,7 +52,9 @@ export class AmqpConnection {
       this.connecting = (async () => {
         const conn = await amqp.connect(this.url, { timeout: 5000 });
         conn.on('error', (err: Error) => this.log.warn({ err: err.message }, 'amqp connection error'));
+        let lost = false;
         conn.on('close', () => {
+          lost = true;
           // An earlier connection's late close leaves the current one alone.
           if (this.conn !== null && this.conn !== conn) return;
           this.conn = null;
@@ -64,10 +69,17 @@ export class AmqpConnection {
           const ch = await conn.createChannel();
           await assertTopology(ch, this.exchange, this.deadLetterExchange);
           await ch.close();
-          this.conn = conn;
-          for (const setup of this.setups) await setup(conn);
-          // `close` came while this attempt was under way: the connection it made must not outlive it.
+          // The connection is handed out (`connected`, `connect`, `confirmChannel`) only once every
+          // set-up ran on it: one registered meanwhile (`onConnect`) is run by this loop, once.
+          for (const setup of this.setups) {
+            // `close` came while this attempt was under way: the connection it made must not outlive it.
+            if (this.closed) throw new Error('amqp connection closed');
+            await setup(conn);
+          }
           if (this.closed) throw new Error('amqp connection closed');
+          // Lost while the last set-up ran (its close has scheduled the next attempt): never handed out.
+          if (lost) throw new Error('amqp connection lost during set-up');
+          this.conn = conn;
         } catch (err) {
           // A set-up that failed (a consumer not attached, and every one after it) must not leave a
           // connection that looks ready: it is closed, and the next one runs them all again.
@@ -114,7 +126,8 @@ export class AmqpConnection {
   /**
    * Registers a setup to run on the current and every future connection. If it fails on the
    * current one, that connection is closed (the next runs every set-up again, as `connect` does
-   * when a set-up fails), so it never stays ready without this set-up; the error is thrown.
+   * when a set-up fails), so it never stays ready without this set-up; the error is thrown, and the
+   * set-up stays registered (`offConnect` removes it).
    */
   async onConnect(setup: SetupFn): Promise<void> {
     this.setups.add(setup);
@@ -144,6 +157,11 @@ export class AmqpConnection {
     const conn = await this.connect();
     const ch = await conn.createConfirmChannel();
     ch.on('error', () => undefined);
+    // The connection was given up while the channel was being opened (a set-up failed on it): not handed out.
+    if (this.conn !== conn) {
+      ch.close().catch(() => undefined);
+      throw new Error('amqp connection closed');
+    }
     ch.on('close', () => {
       if (this.confirm === ch) this.confirm = null;
     });
@@ -183,14 +201,21 @@ export class AmqpConnection {
     }
   }
 
+  /**
+   * Closes the connection, and one being made once its attempt sees `closed`. Waits for either at
+   * most `CLOSE_WAIT_MS`: over a link gone silent, a close or an attempt's next step is answered
+   * only when the heartbeat gives up (minutes), and a process stopping must not wait for that.
+   */
   async close(): Promise<void> {
     this.closed = true;
     if (this.retryTimer) clearTimeout(this.retryTimer);
     const conn = this.conn;
     this.conn = null;
-    if (conn) await conn.close().catch(() => undefined);
-    // An attempt under way closes what it made once it sees `closed`.
-    await this.connecting?.catch(() => undefined);
+    this.confirm = null;
+    const closing = Promise.all([conn?.close().catch(() => undefined), this.connecting?.catch(() => undefined)]);
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([closing, new Promise((resolve) => (timer = setTimeout(resolve, CLOSE_WAIT_MS)))]);
+    clearTimeout(timer);
   }
 }
 

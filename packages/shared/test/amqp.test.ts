@@ -89,4 +89,50 @@ describe('AmqpConnection against a real RabbitMQ', () => {
       await gate.close();
     }
   });
+
+  it('when close() comes while the set-ups run, then the later ones never run and the connection is closed, never handed out', async () => {
+    const gate = await TcpGate.to(infra().amqpUrl);
+    const amqp = new AmqpConnection(gate.url(infra().amqpUrl), log, `amqptest${process.pid}e.`);
+    const ran: string[] = [];
+    let release: () => void = () => undefined;
+    const held = new Promise<void>((r) => (release = r));
+    try {
+      await amqp.onConnect(async () => {
+        ran.push('first');
+        await held;
+      });
+      await amqp.onConnect(async () => void ran.push('second'));
+      const attempt = amqp.connect().then(() => 'connected', (err: Error) => err.message);
+      await waitFor(() => ran.includes('first'), { timeoutMs: 10_000, what: 'the first set-up' });
+      const closing = amqp.close();
+      release();
+      await closing;
+      expect(await attempt).toMatch(/closed/);
+      expect(ran).toEqual(['first']);
+      expect(amqp.connected).toBe(false);
+      await waitFor(() => gate.connections === 0, { timeoutMs: 10_000, what: 'the connection to be closed' });
+    } finally {
+      release();
+      await amqp.close();
+      await gate.close();
+    }
+  });
+
+  it('when the link goes silent, then close() still returns (after a few seconds), instead of waiting minutes for the heartbeat', async () => {
+    const gate = await TcpGate.to(infra().amqpUrl);
+    const amqp = new AmqpConnection(gate.url(infra().amqpUrl), log, `amqptest${process.pid}f.`);
+    try {
+      await amqp.connect();
+      gate.freeze();
+      const started = Date.now();
+      await amqp.close();
+      // The broker never answers the close (frozen link); the heartbeat would end it after 2-3 minutes.
+      expect(Date.now() - started).toBeLessThan(30_000);
+      expect(amqp.connected).toBe(false);
+    } finally {
+      gate.thaw();
+      await amqp.close();
+      await gate.close();
+    }
+  });
 });
