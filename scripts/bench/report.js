@@ -1010,13 +1010,20 @@ the scenario).
   all, where a loop of the same call on a reply's event takes 15 µs (a loop keeps zod's code and the
   schema's objects in the CPU's caches; a service runs other work between two events). The envelope's
   \`data\` is now only checked to be an object, since its contract parses it next: the envelope's own
-  parse 6.7 -> 2.1 µs in the loop; in the services 92, 129 and 119 µs a call. Tried and not kept: a
+  parse 6.7 -> 2.1 µs in the loop; in the services 92, 129 and 119 µs a call in the run after, 86-106,
+  139-143 and 126-143 in four later runs: a gain the services' timing cannot tell from its noise (what
+  a call costs there is mostly not the checking: the caches, and the collector's work on what it
+  allocates). Tried and not kept: zod's interpreter instead of its compiled parsers (\`jitless\`, same
+  figures, alternating runs); a
   validator compiled by ajv from each contract's JSON Schema (\`z.toJSONSchema\`) in front of zod, 3-4 µs
   in the loop, 60, 111 and 102 µs a call in the services (first compiles included): about 0.2 ms a
   reply here (~2%), for a second validator whose acceptance must never be wider than the contract's
   (ajv counts a string's length in code points, zod in UTF-16 units; transforms such as \`trim\` have
   no JSON Schema). RabbitMQ's classic queue storage v2 (\`x-queue-version: 2\`, opt-in in 3.10):
   RabbitMQ 0.89 and 1.06 CPU ms a reply against 0.93 and 0.82 with v1, alternating: no difference.
+  The gateway reading a small request body whole before forwarding it (a buffer for undici, so the
+  body leaves with the request's head, without undici's stream reading): the gateway 1.18, 1.19, 1.08
+  CPU ms a reply against 1.25, 1.20, 1.18 streamed, alternating: within the noise, not kept.
 - Query plans of the conversation list and \`q\` search on 100k conversations are in the conversations
   section of \`architecture.md\` (\`pnpm --filter @parley/conversations explain\`); the audit log's list
   timings on 2M entries in its section (\`pnpm --filter @parley/audit bench\`).
