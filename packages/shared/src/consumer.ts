@@ -292,17 +292,30 @@ export class EventConsumer {
     }
     // Batch mode: room for the next batch to gather while the ones being handled are written.
     await ch.prefetch(this.opts.batch ? this.opts.batch.size * (this.concurrency + 1) : (this.opts.prefetch ?? 20));
+    // `stop` came while this attach ran (a reconnect's set-up): it had no consumer to cancel, so
+    // none is started; the channel goes, and nothing reaches a handler after `stop` returned.
+    if (this.stopping) {
+      await ch.close().catch(() => undefined);
+      return;
+    }
     this.channel = ch;
     const acks = new AckBatcher(ch);
     this.acks.set(ch, acks);
     const { consumerTag } = await ch.consume(this.queue, (msg) => {
       if (!msg) return;
       acks.delivered(msg);
+      // After `stop` (which may have come during `consume`'s round trip): left unacked, for
+      // redelivery. Known to the batcher as open, so no ack of later ones (`multiple`) covers it.
+      if (this.stopping) return;
       if (this.opts.batch) return this.gather(ch, msg);
       const p = this.onMessage(ch, msg).finally(() => this.inFlight.delete(p));
       this.inFlight.add(p);
     });
     this.consumerTag = consumerTag;
+    if (this.stopping) {
+      await ch.cancel(consumerTag).catch(() => undefined);
+      await ch.close().catch(() => undefined);
+    }
   }
 
   /** Acks after commit (coalesced per channel, see AckBatcher). */

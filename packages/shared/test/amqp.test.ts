@@ -76,11 +76,13 @@ describe('AmqpConnection against a real RabbitMQ', () => {
     try {
       await amqp.onConnect(async () => void ran++);
       gate.freeze();
-      amqp.start();
+      const attempt = amqp.connect().then(() => 'connected', (err: Error) => err.message);
       await waitFor(() => gate.connections === 1, { timeoutMs: 10_000, what: 'the attempt to reach the gate' });
       const closing = amqp.close();
       gate.thaw();
       await closing;
+      // The attempt got its connection and gave it up because of close(), not for another reason.
+      expect(await attempt).toBe('amqp connection closed');
       await waitFor(() => gate.connections === 0, { timeoutMs: 10_000, what: 'the connection made during close() to be closed' });
       expect(ran).toBe(0);
       expect(amqp.connected).toBe(false);

@@ -690,6 +690,49 @@ describe('outbox relay and consumer runner against real Postgres and RabbitMQ', 
     }
   });
 
+  it('when a consumer is stopped while it attaches (a reconnect\'s set-up), then it never starts consuming: an event published after stays queued', async () => {
+    const gate = await TcpGate.to(infra().amqpUrl);
+    const amqp = new AmqpConnection(gate.url(infra().amqpUrl), log, env.namespace, 60_000);
+    const seen: string[] = [];
+    const consumer = new EventConsumer({ queue: `${SERVICE}.stopped-attach`, bindings: ['test.ping'], pool, amqp, log, handle: async (_tx, event) => void seen.push(event.id) });
+    let release: () => void = () => undefined;
+    const held = new Promise<void>((r) => (release = r));
+    let before = false;
+    try {
+      // A set-up ahead of the consumer's tells when the connection's set-ups run, and holds them.
+      await amqp.onConnect(async () => {
+        before = true;
+        await held;
+      });
+      await consumer.start();
+      const connecting = amqp.connect();
+      await waitFor(() => before, { what: 'the set-ups to start' });
+      // The consumer's attach starts and waits on its first round trip; stop() comes meanwhile.
+      gate.freeze();
+      release();
+      await new Promise((r) => setTimeout(r, 200));
+      await consumer.stop();
+      gate.thaw();
+      await connecting;
+      const exchange = `${env.namespace}domain.events`;
+      await ch.assertExchange(exchange, 'topic', { durable: true });
+      const ping = buildEnvelope(systemContext(SERVICE, 1, 'req-stopped'), { type: 'test.ping', accountId: 1, data: { id: 'after stop' } });
+      ch.publish(exchange, ping.type, Buffer.from(JSON.stringify(ping)), { persistent: true });
+      // Queued, or (the bug) handled by the consumer that stop() left running.
+      await waitFor(async () => seen.length > 0 || (await ch.checkQueue(consumer.queue)).messageCount === 1, { what: 'the ping queued or handled' });
+      await new Promise((r) => setTimeout(r, 1000));
+      const q = await ch.checkQueue(consumer.queue);
+      expect({ seen, consumers: q.consumerCount, queued: q.messageCount }).toEqual({ seen: [], consumers: 0, queued: 1 });
+    } finally {
+      release();
+      gate.thaw();
+      await consumer.stop();
+      await amqp.close();
+      await gate.close();
+      await ch.deleteQueue(consumer.queue).catch(() => undefined);
+    }
+  });
+
   describe('consumer in batch mode with wants (inBatches over defineConsumer)', () => {
     let amqp: AmqpConnection;
     let consumer: EventConsumer;
