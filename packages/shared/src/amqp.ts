@@ -64,30 +64,29 @@ export class AmqpConnection {
             this.scheduleReconnect();
           }
         });
-        try {
+        // Before each step: `close` came while this attempt was under way (the connection it made
+        // must not outlive it), or the connection was lost (its close has scheduled the next attempt).
+        const stillWanted = (): void => {
           if (this.closed) throw new Error('amqp connection closed');
+          if (lost) throw new Error('amqp connection lost during set-up');
+        };
+        try {
+          stillWanted();
           const ch = await conn.createChannel();
           await assertTopology(ch, this.exchange, this.deadLetterExchange);
           await ch.close();
           // The connection is handed out (`connected`, `connect`, `confirmChannel`) only once every
           // set-up ran on it: one registered meanwhile (`onConnect`) is run by this loop, once.
           for (const setup of this.setups) {
-            // `close` came while this attempt was under way: the connection it made must not outlive it.
-            if (this.closed) throw new Error('amqp connection closed');
+            stillWanted();
             await setup(conn);
           }
-          if (this.closed) throw new Error('amqp connection closed');
-          // Lost while the last set-up ran (its close has scheduled the next attempt): never handed out.
-          if (lost) throw new Error('amqp connection lost during set-up');
+          stillWanted();
           this.conn = conn;
         } catch (err) {
           // A set-up that failed (a consumer not attached, and every one after it) must not leave a
           // connection that looks ready: it is closed, and the next one runs them all again.
-          // Not awaited: a close whose CloseOk never comes (the link lost meanwhile) must not hold
-          // up this attempt, and with it every later `connect`.
-          if (!this.closed) this.log.warn({ err: (err as Error).message }, 'amqp set-up failed; reconnecting');
-          this.conn = null;
-          conn.close().catch(() => undefined);
+          this.abandon(conn, err);
           throw err;
         }
         this.reconnectDelayMs = 1000;
@@ -137,15 +136,23 @@ export class AmqpConnection {
       await setup(conn);
     } catch (err) {
       if (this.conn === conn) {
-        this.log.warn({ err: (err as Error).message }, 'amqp set-up failed; reconnecting');
         this.conn = null;
         this.confirm = null;
+        this.abandon(conn, err);
         // Its close event finds another connection or none: the reconnect is scheduled here.
-        conn.close().catch(() => undefined);
         this.scheduleReconnect();
       }
       throw err;
     }
+  }
+
+  /**
+   * Closes a connection a set-up failed on. Not awaited: a close whose CloseOk never comes (the
+   * link lost meanwhile) must not hold up the caller, and with it every later `connect`.
+   */
+  private abandon(conn: ChannelModel, err: unknown): void {
+    if (!this.closed) this.log.warn({ err: (err as Error).message }, 'amqp set-up failed; reconnecting');
+    conn.close().catch(() => undefined);
   }
 
   offConnect(setup: SetupFn): void {

@@ -292,12 +292,6 @@ export class EventConsumer {
     }
     // Batch mode: room for the next batch to gather while the ones being handled are written.
     await ch.prefetch(this.opts.batch ? this.opts.batch.size * (this.concurrency + 1) : (this.opts.prefetch ?? 20));
-    // `stop` came while this attach ran (a reconnect's set-up): it had no consumer to cancel, so
-    // none is started; the channel goes, and nothing reaches a handler after `stop` returned.
-    if (this.stopping) {
-      await ch.close().catch(() => undefined);
-      return;
-    }
     this.channel = ch;
     const acks = new AckBatcher(ch);
     this.acks.set(ch, acks);
@@ -312,9 +306,12 @@ export class EventConsumer {
       this.inFlight.add(p);
     });
     this.consumerTag = consumerTag;
+    // `stop` came while this attach ran (a reconnect's set-up): it had no consumer to cancel, so
+    // this one goes at once, with its channel; what it was given stays unacked, for redelivery.
     if (this.stopping) {
       await ch.cancel(consumerTag).catch(() => undefined);
       await ch.close().catch(() => undefined);
+      if (this.channel === ch) this.channel = null;
     }
   }
 
