@@ -1,4 +1,4 @@
-import { prepared, type Executor } from './db';
+import { fewRows, prepared, type Executor } from './db';
 import type { Logger } from './logger';
 import { AppError } from './errors';
 import { accountOf } from './events/handlers';
@@ -98,7 +98,8 @@ export function wantedPairs(wanted: Record<string, Iterable<number | null | unde
  */
 export function copiesColumnSql(account: number, kinds: number, table = PROJECTION_TABLE): string {
   return `(SELECT coalesce(jsonb_agg(jsonb_build_object('kind', p.kind, 'id', p.id, 'data', p.data)), '[]'::jsonb)
-          FROM ${table} p JOIN unnest($${kinds}::text[], $${kinds + 1}::int[]) AS w (kind, id) ON p.kind = w.kind AND p.id = w.id WHERE p.account_id = $${account})`;
+          FROM ${table} p JOIN unnest($${kinds}::text[], $${kinds + 1}::int[]) AS w (kind, id) ON p.kind = w.kind AND p.id = w.id
+         WHERE p.account_id = $${account} AND ${fewRows('w.id')})`;
 }
 
 export class ProjectionKit {
@@ -112,7 +113,7 @@ export class ProjectionKit {
   constructor(private readonly opts: ProjectionKitOptions) {
     this.table = opts.table ?? PROJECTION_TABLE;
     this.readRows = prepared(`SELECT id, data FROM ${this.table} WHERE account_id = $1 AND kind = $2 AND id = ANY($3::int[])`);
-    this.readPairs = prepared(`SELECT p.kind, p.id, p.data FROM ${this.table} p JOIN unnest($2::text[], $3::int[]) AS w (kind, id) ON p.kind = w.kind AND p.id = w.id WHERE p.account_id = $1`);
+    this.readPairs = prepared(`SELECT p.kind, p.id, p.data FROM ${this.table} p JOIN unnest($2::text[], $3::int[]) AS w (kind, id) ON p.kind = w.kind AND p.id = w.id WHERE p.account_id = $1 AND ${fewRows('w.id')}`);
   }
 
   /**

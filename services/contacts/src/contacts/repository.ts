@@ -1,4 +1,4 @@
-import { columnsOf, prepared, type Executor } from '@parley/shared';
+import { columnsOf, fewRows, prepared, type Executor } from '@parley/shared';
 import type { SortSpec } from './schemas';
 
 /** An uploaded avatar's metadata (bytes in contact_avatars); `token` names its public URL. */
@@ -146,11 +146,12 @@ export async function deleteAccountContacts(db: Executor, accountId: number): Pr
   return r.rowCount ?? 0;
 }
 
-// Prepared: once a consumer batch with a contact's messages (its plan weighed the table's indexes every batch).
+// Prepared: once a consumer batch with a contact's messages (its plan weighed the table's indexes every batch), and
+// planned once per connection (`fewRows`).
 const touchMany = prepared(
   `UPDATE contacts c SET last_activity_at = t.at
      FROM unnest($1::int[], $2::int[], $3::timestamptz[]) AS t (account_id, id, at)
-    WHERE c.account_id = t.account_id AND c.id = t.id AND (c.last_activity_at IS NULL OR c.last_activity_at < t.at)`,
+    WHERE c.account_id = t.account_id AND c.id = t.id AND (c.last_activity_at IS NULL OR c.last_activity_at < t.at) AND ${fewRows('t.id')}`,
 );
 
 /** Several contacts' last activity in one statement (a consumer batch's messages); each only moves forward (events may arrive out of order). */

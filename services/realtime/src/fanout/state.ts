@@ -1,4 +1,4 @@
-import { copiesColumnSql, prepared, wantedPairs, type Executor } from '@parley/shared';
+import { copiesColumnSql, fewRows, prepared, wantedPairs, type Executor } from '@parley/shared';
 
 type Json = Record<string, unknown>;
 
@@ -153,7 +153,7 @@ async function record(
   return { state: stateOf(rows[0]), copies: rows[0]?.copies ?? [] };
 }
 
-// Each batch runs these two: prepared, parsed and planned once per connection.
+// Each batch runs these two: prepared, parsed and planned once per connection (`fewRows`).
 const writeStates = prepared(
   `INSERT INTO conversation_state AS s (account_id, conversation_id, last_message, last_message_id, last_message_version, incoming)
    SELECT * FROM unnest($1::int[], $2::int[], $3::jsonb[], $4::bigint[], $5::timestamptz[], $6::jsonb[])
@@ -163,7 +163,8 @@ const statesOf = prepared(
   `SELECT w.a AS account_id, w.c AS conversation_id, s.last_message, s.incoming,
           (SELECT source_id FROM contact_inbox_sources WHERE account_id = w.a AND contact_inbox_id = w.ci) AS source_id
      FROM unnest($1::int[], $2::int[], $3::int[]) AS w (a, c, ci)
-     LEFT JOIN conversation_state s ON s.account_id = w.a AND s.conversation_id = w.c`,
+     LEFT JOIN conversation_state s ON s.account_id = w.a AND s.conversation_id = w.c
+    WHERE ${fewRows('w.c')}`,
 );
 
 /** What a batch writes to one conversation's state: the newest message of it that may be the last, its new incoming messages. */

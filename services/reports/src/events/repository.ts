@@ -1,4 +1,4 @@
-import { gatherForCommit, prepared, type ConversationSnapshot, type Executor } from '@parley/shared';
+import { fewRows, gatherForCommit, prepared, type ConversationSnapshot, type Executor } from '@parley/shared';
 import { startTimeline, stepTimeline, type DerivedEvent, type Fact, type ReportingEventName, type Timeline } from './timeline';
 import { bumpRollups, dropGatheredRollups, type RollupItem } from './rollups';
 
@@ -13,7 +13,7 @@ export interface ConversationState {
   inbox_copy: { kind: 'inbox'; id: number; data: unknown } | null;
 }
 
-// Every message runs this: prepared, parsed and planned once per connection. The lock also reads
+// Every message runs this: prepared, parsed and planned once per connection (\`fewRows\`). The lock also reads
 // the copy of the inbox a fact records the working hours of (null for none): a round trip fewer
 // per fact than reading it after. One conversation (`lockConversation`) or a batch's.
 const lockMany = prepared(
@@ -21,6 +21,7 @@ const lockMany = prepared(
      FROM unnest($2::bigint[], $3::int[]) AS w (id, inbox)
      JOIN conversations c ON c.account_id = $1 AND c.id = w.id
      LEFT JOIN projections i ON i.account_id = c.account_id AND i.kind = 'inbox' AND i.id = w.inbox
+    WHERE ${fewRows('w.id')}
     ORDER BY c.id FOR UPDATE OF c`,
 );
 
