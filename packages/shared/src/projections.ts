@@ -112,7 +112,7 @@ export class ProjectionKit {
 
   constructor(private readonly opts: ProjectionKitOptions) {
     this.table = opts.table ?? PROJECTION_TABLE;
-    this.readRows = prepared(`SELECT id, data FROM ${this.table} WHERE account_id = $1 AND kind = $2 AND id = ANY($3::int[])`);
+    this.readRows = prepared(`SELECT p.id, p.data FROM ${this.table} p JOIN unnest($3::int[]) AS w (id) ON p.id = w.id WHERE p.account_id = $1 AND p.kind = $2 AND ${fewRows('w.id')}`);
     this.readPairs = prepared(`SELECT p.kind, p.id, p.data FROM ${this.table} p JOIN unnest($2::text[], $3::int[]) AS w (kind, id) ON p.kind = w.kind AND p.id = w.id WHERE p.account_id = $1 AND ${fewRows('w.id')}`);
   }
 

@@ -153,7 +153,7 @@ async function record(
   return { state: stateOf(rows[0]), copies: rows[0]?.copies ?? [] };
 }
 
-// Each batch runs these two: prepared, parsed and planned once per connection (`fewRows`).
+// Each batch runs these two: prepared, parsed and planned once per connection (`statesOf` with `fewRows`).
 const writeStates = prepared(
   `INSERT INTO conversation_state AS s (account_id, conversation_id, last_message, last_message_id, last_message_version, incoming)
    SELECT * FROM unnest($1::int[], $2::int[], $3::jsonb[], $4::bigint[], $5::timestamptz[], $6::jsonb[])

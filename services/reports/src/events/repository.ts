@@ -13,7 +13,7 @@ export interface ConversationState {
   inbox_copy: { kind: 'inbox'; id: number; data: unknown } | null;
 }
 
-// Every message runs this: prepared, parsed and planned once per connection (\`fewRows\`). The lock also reads
+// Every message runs this: prepared, parsed and planned once per connection (`fewRows`). The lock also reads
 // the copy of the inbox a fact records the working hours of (null for none): a round trip fewer
 // per fact than reading it after. One conversation (`lockConversation`) or a batch's.
 const lockMany = prepared(
