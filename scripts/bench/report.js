@@ -477,9 +477,12 @@ reused one grew by thousands of messages a run (87,095 messages on 2026-11-29 wh
 - **Automation rule effect**: a rule (\`message_created\`, content contains \`rule-probe\`, add label
   \`rule-hit\`) on the large account; messages are posted at \`BENCH_RULE_RATE\`/s, each to its own
   conversation; the time from the API's answer to the label being in the conversation row (polled every
-  5 ms) is the effect latency; the stack CPU it reports leaves out that poller's Postgres work. \`BENCH_RULE_WARMUP\` (400) rule messages go first, unmeasured, at a quarter
+  5 ms) is the effect latency; the stack CPU it reports leaves out that poller's Postgres work. \`BENCH_RULE_WARMUP\` (2,000) rule messages go first, unmeasured, at a quarter
   of the rate, then drained: the rule's command, the label change and its activity message are code the
-  scenarios before did not run (cold, a rule message cost 56 CPU ms against 41 warm on 2026-11-29).
+  scenarios before did not run (cold, a rule message cost 56 CPU ms against 41 warm on 2026-11-29; with
+  400 of them a stack started for the run still cost 8.1-8.7 against 7.7 after 2,000, 2026-11-30). Each run
+  labels the conversations it posts to; when too few open ones are left without the label, it takes the
+  label off conversations earlier runs labelled, through the API, before it starts.
 - **Audit ingest**: \`BENCH_AUDIT_ENTRIES\` auditable events (\`canned_response.updated\`, which only the
   audit service consumes) published to the exchange with confirms as the outbox relay publishes them;
   entries/s is the rate at which the audit service drains what is still queued when publishing ends
@@ -1051,7 +1054,9 @@ the scenario).
     a rule message (the last two with \`pg_stat_statements\` tracking planning); at 150/s p99 85 ms (p50 42)
     at 10.24, at 100/s p99 61 ms (p50 30) at 10.8 (fewer events a batch at a lower rate). The knee lies
     between 150 and 200/s: at 200/s the stack and the load generator take ~1.8 of the 2 cores. In the full
-    run above, after every other scenario had warmed the stack: p99 98 ms at 7.75. Where the time goes at
+    run above, after every other scenario had warmed the stack: p99 98 ms at 7.75; a stack started for the
+    run and warmed by 2,000 rule messages instead of 400 (now \`BENCH_RULE_WARMUP\`'s default): p99 130 and
+    171 ms (p50 47 both) at 7.67 and 7.47: the 400 had left the rule path's code part-compiled. Where the time goes at
     200/s, from Postgres's own clocks (each probe message's transaction start, its outbox row's claim by the
     relay, the start of the automation transaction that ran the rule, and of the command's, which wrote the
     label's activity message), p50/p99: to the claim 43/188 ms, on to automation 28/210, on to the command

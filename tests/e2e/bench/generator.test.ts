@@ -8,6 +8,14 @@ const { generate } = require('../../../scripts/bench/generate') as {
   generate(o: { base: string; databaseUrl: string; platformToken: string; label: string; sizes: Record<string, number>; log?: (l: string) => void }): Promise<any>;
 };
 
+// The rule effect's targets (scripts/bench/run.js).
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const { ensureRuleProbe, ruleTargets, freeRuleTargets } = require('../../../scripts/bench/run') as {
+  ensureRuleProbe(base: string, d: any): Promise<void>;
+  ruleTargets(db: Client, d: any, n: number): Promise<number[]>;
+  freeRuleTargets(ctx: { db: Client; base: string; drain: () => Promise<void> }, d: any, n: number): Promise<number>;
+};
+
 /**
  * The rows the benchmark's generator writes straight into the services' schemas are rows the
  * services could have produced: a small data set, read back through the gateway. (The benchmark
@@ -123,6 +131,30 @@ describe('benchmark data generator, read back through the services', () => {
     expect(generated.status).toBe(200);
     expect(generated.body.audit_logs.length).toBeGreaterThan(0);
     expect(generated.body.audit_logs[0]).toMatchObject({ auditable_type: 'Webhook', associated_id: d.accountId });
+  });
+
+  it('when earlier rule runs labelled every open conversation, then the next takes the rule\'s label off some through the API, keeping their other labels', async () => {
+    await ensureRuleProbe(stack.gatewayUrl, d);
+    const open = (await db.query<{ display_id: number; labels: string[] }>(
+      `SELECT display_id, labels FROM conversations.conversations WHERE account_id = $1 AND status = 'open' ORDER BY id`,
+      [d.accountId],
+    )).rows;
+    expect(open.length).toBeGreaterThan(3);
+    const kept = 'billing';
+    for (const c of open) {
+      const labels = [...new Set([...c.labels, kept, 'rule-hit'])];
+      expect((await call('POST', `${A()}/conversations/${c.display_id}/labels`, { token: d.token, body: { labels } })).status).toBe(200);
+    }
+    expect(await ruleTargets(db, d, 3)).toEqual([]);
+
+    expect(await freeRuleTargets({ db, base: stack.gatewayUrl, drain: async () => undefined }, d, 3)).toBe(3);
+    const targets = await ruleTargets(db, d, 10);
+    expect(targets).toHaveLength(3);
+    for (const id of targets) {
+      const labels = ((await get(`${A()}/conversations/${id}/labels`)).body as { payload: string[] }).payload;
+      expect(labels).toContain(kept);
+      expect(labels).not.toContain('rule-hit');
+    }
   });
 
   it('when run again, then the filled account is reused', async () => {
