@@ -1034,9 +1034,14 @@ the scenario).
   body leaves with the request's head, without undici's stream reading): the gateway 1.18, 1.19, 1.08
   CPU ms a reply against 1.25, 1.20, 1.18 streamed, alternating: within the noise, not kept.
 - **A fast host: the channel's target, the rule effect's knee, and statements planned at every run
-  (2026-11-30, 06:10-06:45 UTC; an AMD EPYC host whose bare node:http ceiling cost 0.008-0.010 CPU ms, 0.4-0.5x
-  the targets' host; the full run above is this host's, made with \`pg_stat_statements\` loaded and
-  tracking planning):**
+  (2026-11-30, 06:10-07:30 UTC; an AMD EPYC host whose bare node:http ceiling cost 0.008-0.010 CPU ms, 0.4-0.5x
+  the targets' host; the full run above is this host's, 07:04 UTC):**
+  - Two full runs. At 06:35 UTC, with \`pg_stat_statements\` loaded and tracking planning (bare node:http
+    0.008): labels 0.25, the list 1.48, \`q\` 1.15, message create 2.22 and 2.47 (public), the rule effect p99
+    98 ms at 7.75 CPU ms a rule message. At 07:04, without it, after the changes below (0.010): labels 0.31,
+    the list 1.91, \`q\` 1.41, message create 1.99 and 2.13, the rule effect p99 66 ms at 6.62. The reads
+    moved with the host (nothing on their path changed: \`pnpm bench:ab\` of the list, this code against
+    5b86526, B/A 0.994 over two runs), message create against it (0.966 in the same runs).
   - The /cable channel (services/realtime/bench/cable.js beside a \`pnpm start\` stack, 1,000 subscribers,
     200 messages/s for 10 s, every frame once and in order on every socket in every run): through the
     outbox, from just before the commit to each socket, four runs: **p99 72, 68, 65 and 72 ms** (p50 35-38,
@@ -1054,7 +1059,7 @@ the scenario).
     a rule message (the last two with \`pg_stat_statements\` tracking planning); at 150/s p99 85 ms (p50 42)
     at 10.24, at 100/s p99 61 ms (p50 30) at 10.8 (fewer events a batch at a lower rate). The knee lies
     between 150 and 200/s: at 200/s the stack and the load generator take ~1.8 of the 2 cores. In the full
-    run above, after every other scenario had warmed the stack: p99 98 ms at 7.75; a stack started for the
+    run of 06:35, after every other scenario had warmed the stack: p99 98 ms at 7.75; a stack started for the
     run and warmed by 2,000 rule messages instead of 400 (now \`BENCH_RULE_WARMUP\`'s default): p99 130 and
     171 ms (p50 47 both) at 7.67 and 7.47: the 400 had left the rule path's code part-compiled. Where the time goes at
     200/s, from Postgres's own clocks (each probe message's transaction start, its outbox row's claim by the
@@ -1069,7 +1074,8 @@ the scenario).
     parameters, which Postgres's generic plan takes for ten rows where a batch or a message brings one to
     three: the generic plan looked ten times dearer than the first five custom ones, and Postgres kept
     planning. A condition true of every id that the planner reads as keeping 0.5% of the rows
-    (\`fewRows\`, packages/shared/src/db.ts) makes the generic plan cost what the custom ones did: the
+    (\`fewRows\`, packages/shared/src/db.ts; the projection kit's \`id = ANY\` read, planned at every run in
+    automation, now joins its ids the same way) makes the generic plan cost what the custom ones did: the
     services' planning went from 0.56 to 0.17 ms a rule message and Postgres's CPU share from 2.81-2.98 to
     2.52-2.61 ms (two runs each way, within the rule effect's run-to-run spread otherwise). On the small
     account Postgres kept the generic plan already (its tables are small). The search-hit trigger and the
