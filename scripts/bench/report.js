@@ -1044,15 +1044,18 @@ the scenario).
     5b86526, B/A 0.994 over two runs), message create against it (0.966 in the same runs).
   - The /cable channel (services/realtime/bench/cable.js beside a \`pnpm start\` stack, 1,000 subscribers,
     200 messages/s for 10 s, every frame once and in order on every socket in every run): through the
-    outbox, from just before the commit to each socket, four runs: **p99 72, 68, 65 and 72 ms** (p50 35-38,
-    max 81-103): issue 14's target (≤ 100 ms) met on this host, the stack about 4.3 CPU ms an event
-    (realtime 1.8-2.0, RabbitMQ 0.5-0.6, Postgres 0.4-0.55, automation 0.2-0.4, reports 0.2-0.4,
-    conversations 0.15-0.26) and its load generator 2.2-2.75. On a host of about this speed (2026-11-29,
+    outbox, from just before the commit to each socket, twelve runs over the morning: **p99 72, 68, 65, 72,
+    72, 111, 81, 118, 66, 75, 124 and 64 ms** (median 72; p50 35-42, p95 55-72 in every run): issue 14's
+    target (≤ 100 ms) met on this host in nine of them; the three others had stalls (max 164-196 ms) not
+    traced to a Postgres checkpoint (timed ones are spread over 4.5 minutes). The stack about 4.3 CPU ms an
+    event (realtime 1.8-2.2, RabbitMQ 0.5-0.6, Postgres 0.4-0.55, automation 0.2-0.4, reports 0.2-0.4,
+    conversations 0.15-0.32) and its load generator 2.2-3.4 (0.5-0.7 of a core at 200/s; its sockets
+    without the UTF-8 check of each frame cost the same, 2.5-3.2: not kept). On a host of about this speed (2026-11-29,
     07:35 UTC, above) the same scenario measured p99 181-473 ms at ~9 CPU ms an event; since then the
     frames of a read share one slab, stream ids are compared once an entry, and the scenario's messages go
     to 50 conversations (reports no longer rebuilds one conversation per late event). With the messages
     posted through the gateway instead (\`api\`, from the message's transaction start, the write path and
-    its HTTP client on the same two cores): p99 289 and 117 ms in two runs. 10,000 idle subscribed sockets:
+    its HTTP client on the same two cores): p99 289, 117, 514 and 285 ms. 10,000 idle subscribed sockets:
     realtime 165 MB resident, 2.6% of a core for their pings.
   - The rule effect, \`BENCH_ONLY=rule\` (a stack started for the run, 400 unmeasured rule messages, then
     1,000 at the rate): at 200/s p99 280, 338 and 495 ms (p50 137, 140 and 321) at 8.14, 8.55 and 8.70 CPU ms
