@@ -1047,9 +1047,9 @@ the scenario).
     outbox, from just before the commit to each socket, nineteen runs over the morning: **p99 72, 68, 65,
     72, 72, 111, 81, 118, 66, 75, 124, 64, 76, 70, 77, 74, 70, 62 and 67 ms** (median 72; p50 34-42, p95
     53-72 in every run): issue 14's target (≤ 100 ms) met on this host in sixteen of them; the three others
-    had stalls (max 164-196 ms) traced to no Postgres checkpoint (timed ones are spread over 4.5 minutes),
-    no GC pause (\`--trace-gc\`: none over 45 ms in any service, realtime's over 19 ms only at start-up) and no
-    stolen CPU (\`vmstat\`). The stack about 4.3 CPU ms an
+    had stalls (max 164-196 ms) of no cause found: Postgres's timed checkpoints are spread over 4.5 minutes,
+    and the seven later runs, traced with \`--trace-gc\` and \`vmstat\` (all within the target), showed no GC
+    pause over 45 ms in any service (realtime's over 19 ms only at start-up) and no stolen CPU. The stack about 4.3 CPU ms an
     event (realtime 1.8-2.2, RabbitMQ 0.5-0.6, Postgres 0.4-0.55, automation 0.2-0.4, reports 0.2-0.4,
     conversations 0.15-0.32) and its load generator 2.2-3.4 (0.5-0.7 of a core at 200/s; its sockets
     without the UTF-8 check of each frame cost the same, 2.5-3.2: not kept). On a host of about this speed (2026-11-29,
