@@ -431,12 +431,15 @@ function withoutPoller(per) {
   return { ...per, stack: Math.round(((per.stack ?? 0) - (per.pg_other ?? 0)) * 100) / 100 };
 }
 
-/** The benchmark's rule (a `message_created` rule adding the label `rule-hit` to messages containing `rule-probe`), made once per account. */
+/** The label the benchmark's rule adds. */
+const RULE_LABEL = 'rule-hit';
+
+/** The benchmark's rule (a `message_created` rule adding the label RULE_LABEL to messages containing `rule-probe`), made once per account. */
 async function ensureRuleProbe(base, d) {
   const A = `/api/v1/accounts/${d.accountId}`;
   const call = (m, p, b) => callApi(base, m, p, d.token, b);
   const labels = await call('GET', `${A}/labels`);
-  if (!labels.payload.some((l) => l.title === 'rule-hit')) await call('POST', `${A}/labels`, { title: 'rule-hit', description: 'added by the benchmark rule' });
+  if (!labels.payload.some((l) => l.title === RULE_LABEL)) await call('POST', `${A}/labels`, { title: RULE_LABEL, description: 'added by the benchmark rule' });
   const rules = await call('GET', `${A}/automation_rules`);
   const list = rules.payload ?? rules;
   if (!list.some((r) => r.name === 'Benchmark probe')) {
@@ -446,7 +449,7 @@ async function ensureRuleProbe(base, d) {
       event_name: 'message_created',
       active: true,
       conditions: [{ attribute_key: 'content', filter_operator: 'contains', values: ['rule-probe'], query_operator: null }],
-      actions: [{ action_name: 'add_label', action_params: ['rule-hit'] }],
+      actions: [{ action_name: 'add_label', action_params: [RULE_LABEL] }],
     });
     await sleep(1000);
   }
@@ -455,7 +458,7 @@ async function ensureRuleProbe(base, d) {
 /** Open conversations of the account without the rule's label yet (`n` of them). */
 async function ruleTargets(db, d, n) {
   const { rows } = await db.query(
-    `SELECT display_id FROM conversations.conversations WHERE account_id = $1 AND status = 'open' AND NOT labels @> ARRAY['rule-hit'] ORDER BY id LIMIT $2`,
+    `SELECT display_id FROM conversations.conversations WHERE account_id = $1 AND status = 'open' AND NOT labels @> ARRAY['${RULE_LABEL}'] ORDER BY id LIMIT $2`,
     [d.accountId, n],
   );
   return rows.map((r) => r.display_id);
@@ -493,13 +496,13 @@ async function ruleLatency(ctx, d) {
  */
 async function freeRuleTargets(ctx, d, n) {
   const { rows } = await ctx.db.query(
-    `SELECT display_id, labels FROM conversations.conversations WHERE account_id = $1 AND status = 'open' AND labels @> ARRAY['rule-hit'] ORDER BY id LIMIT $2`,
+    `SELECT display_id, labels FROM conversations.conversations WHERE account_id = $1 AND status = 'open' AND labels @> ARRAY['${RULE_LABEL}'] ORDER BY id LIMIT $2`,
     [d.accountId, n],
   );
   const todo = [...rows];
   const worker = async () => {
     for (let r = todo.shift(); r; r = todo.shift()) {
-      await callApi(ctx.base, 'POST', `/api/v1/accounts/${d.accountId}/conversations/${r.display_id}/labels`, d.token, { labels: r.labels.filter((l) => l !== 'rule-hit') });
+      await callApi(ctx.base, 'POST', `/api/v1/accounts/${d.accountId}/conversations/${r.display_id}/labels`, d.token, { labels: r.labels.filter((l) => l !== RULE_LABEL) });
     }
   };
   await Promise.all(Array.from({ length: 8 }, worker));
@@ -527,7 +530,7 @@ async function ruleRound(ctx, d, total, rate) {
       const pending = [...answered.keys()].filter((k) => !seen.has(k));
       if (pending.length) {
         const { rows: hit } = await ctx.db.query(
-          `SELECT display_id FROM conversations.conversations WHERE account_id = $1 AND display_id = ANY($2::int[]) AND labels @> ARRAY['rule-hit']`,
+          `SELECT display_id FROM conversations.conversations WHERE account_id = $1 AND display_id = ANY($2::int[]) AND labels @> ARRAY['${RULE_LABEL}']`,
           [d.accountId, pending],
         );
         const now = performance.now();
