@@ -1035,7 +1035,7 @@ the scenario).
   CPU ms a reply against 1.25, 1.20, 1.18 streamed, alternating: within the noise, not kept.
 - **A fast host: the channel's target, the rule effect's knee, and statements planned at every run
   (2026-11-30, 06:10-07:30 UTC; an AMD EPYC host whose bare node:http ceiling cost 0.008-0.010 CPU ms, 0.4-0.5x
-  the targets' host; the full run above is this host's, 07:04 UTC):**
+  the targets' host; its full run of 07:04 UTC was the "Last run" until the one of 08:41, on another host, below):**
   - Two full runs. At 06:35 UTC, with \`pg_stat_statements\` loaded and tracking planning (bare node:http
     0.008): labels 0.25, the list 1.48, \`q\` 1.15, message create 2.22 and 2.47 (public), the rule effect p99
     98 ms at 7.75 CPU ms a rule message. At 07:04, without it, after the changes below (0.010): labels 0.31,
@@ -1086,6 +1086,30 @@ the scenario).
     account Postgres kept the generic plan already (its tables are small). The search-hit trigger and the
     foreign key of a message's insert, timed with pgbench on the small account (lock, insert, rollback, one
     client): 0.122 ms with both, 0.100-0.106 without the trigger, 0.101 without either: ~0.02 ms, not a lever.
+- **A fresh machine a little slower than the targets' host (2026-11-30, 08:25-09:40 UTC; AMD EPYC, 2
+  cores; bare node:http 0.024 CPU ms and 36,900 req/s in the full run, 1.2x the targets' host, but 0.045-0.047
+  in two runs of the ceiling alone ten minutes before it):**
+  - The full run (the "Last run" above) took 833 s, the large data set's generation 172 s of it: \`pnpm bench\`
+    stays under 15 minutes on a fresh machine of this speed. Against the fast host's run of 07:04 UTC (bare
+    node:http 0.010, 2.4x faster by that measure): labels 0.79 against 0.31 (2.5x), the list 3.79 against
+    1.91 (2.0x), message create 8.21 against 1.99 (4.1x) and the public one 8.19 against 2.13 (3.8x),
+    every process of the write path 3.2-5.2x (Postgres 4.1x, RabbitMQ 4.4x, the gateway 4.4x, the load
+    generator 5.2x); the rule effect 22.76 CPU ms a rule message (p99 6.6 s) against 6.62. The reads
+    follow the ceiling, the writes do not: a reply crosses more processes, sockets and commits than a
+    read, and on this host each costs more than the ceiling's ratio says. Small-only runs of the same code
+    within the hour: message create 9.24, 9.26, 7.44, 8.42, 10.57, 8.07 and 6.35.
+  - What Postgres spends on a reply's transaction, replayed with pgbench on the small account (the machine's
+    CPU less pgbench's own, per committed transaction, 4 clients): \`BEGIN; SELECT 1; COMMIT\` 0.08 ms; one
+    outbox row inserted and committed 0.33-0.42, of which the commit's WAL flush is 0.17-0.19
+    (\`synchronous_commit=off\`: 0.17-0.23); a conversation's \`last_activity_at\` update, committed
+    alone, 0.77; a message's insert (reading its conversation's ids), committed alone, 0.76; the reply's four statements (lock, insert, update, outbox row) 1.0-1.4,
+    the same with 1, 4 or 16 clients (not contention). The stack's Postgres for the conversations service
+    was 2.0 ms a reply in the full run: the rest is its relay's claims, the insert's copies and
+    participants, and planning. An 8 KB write and \`fdatasync\` on this disk: 446 µs wall, 57 µs CPU.
+    So a write transaction here has a fixed cost of about 0.3 ms of Postgres CPU, a fifth of it the
+    flush; the consumers already take a batch a transaction (about 14 events a batch at saturation:
+    \`pg_stat_statements\`, 216 realtime batches and 268 rule batches for 2,986 replies), so what is left
+    is the reply's own transaction and its hops, not the number of commits.
 - Query plans of the conversation list and \`q\` search on 100k conversations are in the conversations
   section of \`architecture.md\` (\`pnpm --filter @parley/conversations explain\`); the audit log's list
   timings on 2M entries in its section (\`pnpm --filter @parley/audit bench\`).
