@@ -1086,7 +1086,7 @@ the scenario).
     account Postgres kept the generic plan already (its tables are small). The search-hit trigger and the
     foreign key of a message's insert, timed with pgbench on the small account (lock, insert, rollback, one
     client): 0.122 ms with both, 0.100-0.106 without the trigger, 0.101 without either: ~0.02 ms, not a lever.
-- **A fresh machine a little slower than the targets' host (2026-11-30, 08:25-09:40 UTC; AMD EPYC, 2
+- **A fresh machine a little slower than the targets' host (2026-11-30, 08:25-09:05 UTC; AMD EPYC, 2
   cores; bare node:http 0.024 CPU ms and 36,900 req/s in the full run, 1.2x the targets' host, but 0.045-0.047
   in two runs of the ceiling alone ten minutes before it):**
   - The full run (the "Last run" above) took 833 s, the large data set's generation 172 s of it: \`pnpm bench\`
