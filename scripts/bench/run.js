@@ -817,6 +817,8 @@ async function main(argv) {
       await ceiling('rabbit', () => ceilings.rabbit({ seconds: SECONDS, amqpUrl: AMQP_URL }));
       log(`[bench] small: scenarios, ${SECONDS} s each at ${CONNECTIONS} connections`);
       result.scenarios.push(...(await runScenarios(ctx, d, 'small', ['sat'], { warm: true })));
+      // Again after them: how far the host's speed moved while the CPU targets were measured (report.js, hostDrift).
+      await ceiling('httpAfter', () => ceilings.bareHttp({ seconds: SECONDS, connections: CONNECTIONS }));
     }),
   );
   // The latency targets: 100k conversations, 1M messages.

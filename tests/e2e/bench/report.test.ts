@@ -4,14 +4,21 @@ const report = require('../../../scripts/bench/report') as {
   markdown: (r: object, summary: unknown) => string;
 };
 
-/** A run with the small account's message create only, and the bare server's ceiling at `httpUs` microseconds a request. */
-function run(httpUs: number | null, messageCpu: number): object {
+const bare = (us: number) => ({ cpuMsPerRequest: { ceiling: 0.01, total: Math.round(us / 10) / 100 }, cpuUsPerRequest: us });
+
+/**
+ * A run with the small account's message create only, and the bare server's ceiling at `httpUs`
+ * microseconds a request (and at `afterUs` measured again after the small account's scenarios).
+ */
+function run(httpUs: number | null, messageCpu: number, afterUs?: number): object {
+  const ceilings: Record<string, object> = httpUs === null ? {} : { http: bare(httpUs) };
+  if (afterUs !== undefined) ceilings['httpAfter'] = bare(afterUs);
   return {
     startedAt: '2026-11-29T00:00:00.000Z',
     machine: { cpu: 'test', cores: 2, memoryGb: 1, node: 'v20', postgres: '15', rabbitmq: '3' },
     settings: {},
     datasets: {},
-    ceilings: httpUs === null ? {} : { http: { cpuMsPerRequest: { ceiling: 0.01, total: Math.round(httpUs / 10) / 100 }, cpuUsPerRequest: httpUs } },
+    ceilings,
     scenarios: [{ key: 'message_create', dataset: 'small', mode: 'sat', cpuMsPerRequest: { stack: messageCpu }, latency: {} }],
   };
 }
@@ -35,5 +42,18 @@ describe('benchmark report: the host line', () => {
     expect(md).toContain('about 2.50x the');
     expect(md).toContain('its CPU figures read about that much higher');
     expect(md).not.toContain('Scaled by that ratio');
+  });
+
+  it('judges the host by the mean of the bare server before and after the scenarios, and says when the two differ', () => {
+    // 10 and 30 µs: a host of the targets' speed on the mean (20), but one whose speed moved threefold.
+    const moved = report.markdown(run(10, 3, 30), report.evaluate(run(10, 3, 30)));
+    expect(moved).toContain('The host\'s speed moved during the run: the bare server cost 0.010 CPU ms a request before');
+    expect(moved).toContain('0.030 after them (3.00x)');
+    expect(moved).not.toContain('Scaled by that ratio');
+    // 10 and 12 µs: a fast host that held its speed: scaled targets by the mean, no word of drift.
+    const held = report.markdown(run(10, 3, 12), report.evaluate(run(10, 3, 12)));
+    expect(held).not.toContain('speed moved during the run');
+    expect(held).toContain('0.011 CPU ms a request (the mean of the two), about 0.55x the');
+    expect(held).toContain('The same, after the small account\'s scenarios');
   });
 });
