@@ -1112,10 +1112,11 @@ the scenario).
     account Postgres kept the generic plan already (its tables are small). The search-hit trigger and the
     foreign key of a message's insert, timed with pgbench on the small account (lock, insert, rollback, one
     client): 0.122 ms with both, 0.100-0.106 without the trigger, 0.101 without either: ~0.02 ms, not a lever.
-- **A fresh machine a little slower than the targets' host (2026-11-30, 08:25-09:05 UTC; AMD EPYC, 2
-  cores; bare node:http 0.024 CPU ms and 36,900 req/s in the full run, 1.2x the targets' host, but 0.045-0.047
-  in two runs of the ceiling alone ten minutes before it):**
-  - The full run (the "Last run" above) took 833 s, the large data set's generation 172 s of it: \`pnpm bench\`
+- **A fresh machine a little slower than the targets' host (2026-11-30, 08:25-10:00 UTC; AMD EPYC, 2
+  cores; bare node:http 0.024 CPU ms and 36,900 req/s in the first full run, 1.2x the targets' host, but 0.045-0.047
+  in two runs of the ceiling alone ten minutes before it; 0.0243 before and 0.0248 after the small account's
+  scenarios in the second, the "Last run" above):**
+  - The first full run (08:41 UTC) took 833 s, the large data set's generation 172 s of it: \`pnpm bench\`
     stays under 15 minutes on a fresh machine of this speed. Against the fast host's run of 07:04 UTC (bare
     node:http 0.010, 2.4x faster by that measure): labels 0.79 against 0.31 (2.5x), the list 3.79 against
     1.91 (2.0x), message create 8.21 against 1.99 (4.1x) and the public one 8.19 against 2.13 (3.8x),
@@ -1124,6 +1125,29 @@ the scenario).
     follow the ceiling, the writes do not: a reply crosses more processes, sockets and commits than a
     read, and on this host each costs more than the ceiling's ratio says. Small-only runs of the same code
     within the hour: message create 9.24, 9.26, 7.44, 8.42, 10.57, 8.07 and 6.35.
+  - The second full run (09:43 UTC, 657 s, the data set reused), after the planning fixes below: labels
+    0.74, the list 3.64, \`q\` 3.25 (met), message create 8.45 and 7.54 (public), the rule effect 15.64 CPU ms
+    a rule message (p99 3.2 s) against 22.76 in the first: more than the fixes below account for, so
+    mostly the host. The list's p95 at 100 req/s on the large account read 28.4 ms against 18.7 in the
+    first run, with nothing on its path changed (p50 7.2 and 6.4): its tail moves with the host.
+  - The rule effect's knee on this host (\`BENCH_ONLY=rule\`, a stack started for the run): at 50/s p99
+    301-804 ms over five runs, at 31-34 CPU ms a rule message (four of them with \`pg_stat_statements\`
+    tracking planning, and 600 warm-up messages instead of 2,000); at 100/s p99 1.35 s at 20.2 (the two cores
+    full). A rule message costs more at a lower rate (fewer events a consumer batch). The target's 200/s
+    needs about 3-4.5 cores here.
+  - Statements planned at every run, found with \`pg_stat_statements\` (\`plans\` against \`calls\`) over
+    rule runs at 50/s: the outbox relay's claim (0.25 ms of planning a claim: its \`LIMIT $1\` was planned
+    as 10% of the waiting rows the statistics last counted, a backlog: now a literal, one prepared
+    statement a batch size; a test in packages/shared counts its plans), realtime's one-conversation state
+    write and read (0.52 and 0.28 ms: not prepared; now prepared) and the benchmark's own poll of the rule's
+    label (0.25-0.32 ms every 5 ms on the cores being measured: now prepared with its generic plan forced on
+    the bench's connection, 0.06 ms a poll). Together about 0.3-0.5 ms of Postgres a rule message, too
+    little for the rule runs' spread to show. Left as they are: the consumers' \`processed_events\` insert
+    (a VALUES list sent with the BEGIN, planned every batch, 0.05 ms) and the outbox insert sent with the
+    COMMIT (0.02-0.05 ms an event). Still the largest statements of a rule message on the large account
+    (wall times): the message insert with its copies 1.0 ms, contacts' last activity 0.83 (a contact row
+    has nineteen indexes, five of them GIN, and \`last_activity_at\` is in two of them, so each update is
+    a new entry in all nineteen), the rule runs 0.55 (~30 rows a rule message), the label's update 0.53.
   - What Postgres spends on a reply's transaction, replayed with pgbench on the small account (the machine's
     CPU less pgbench's own, per committed transaction, 4 clients): \`BEGIN; SELECT 1; COMMIT\` 0.08 ms; one
     outbox row inserted and committed 0.33-0.42, of which the commit's WAL flush is 0.17-0.19
