@@ -525,52 +525,62 @@ async function ruleRound(ctx, d, total, rate) {
   let failures = 0;
   let polling = true;
   let lastAnswer = performance.now();
-  // Only the poll is a named (prepared) statement on this connection; reset when the run ends.
+  // Every statement with parameters on this connection is planned generic until the RESET below;
+  // nothing but the poll runs on it meanwhile.
   await ctx.db.query('SET plan_cache_mode = force_generic_plan');
-  const poller = (async () => {
-    while (polling || seen.size < answered.size) {
-      const pending = [...answered.keys()].filter((k) => !seen.has(k));
-      if (pending.length) {
-        // Prepared, its generic plan forced (set above): the poll runs every 5 ms on the cores the
-        // stack is measured on, and Postgres planned it every time, 0.25-0.32 ms a poll
-        // (pg_stat_statements, 2026-11-30: the conversations table's fifteen indexes to weigh).
-        const { rows: hit } = await ctx.db.query({
-          name: 'bench_rule_poll',
-          text: `SELECT display_id FROM conversations.conversations WHERE account_id = $1 AND display_id = ANY($2::int[]) AND labels @> ARRAY['${RULE_LABEL}']`,
-          values: [d.accountId, pending],
-        });
-        const now = performance.now();
-        for (const h of hit) seen.set(h.display_id, now);
+  let poller = null;
+  let offered = 0;
+  try {
+    poller = (async () => {
+      while (polling || seen.size < answered.size) {
+        const pending = [...answered.keys()].filter((k) => !seen.has(k));
+        if (pending.length) {
+          // Prepared, its generic plan forced (above): the poll runs every 5 ms on the cores the
+          // stack is measured on, and Postgres planned it every time, 0.25-0.32 ms a poll
+          // (pg_stat_statements, 2026-11-30: the conversations table's fifteen indexes to weigh).
+          const { rows: hit } = await ctx.db.query({
+            name: 'bench_rule_poll',
+            text: `SELECT display_id FROM conversations.conversations WHERE account_id = $1 AND display_id = ANY($2::int[]) AND labels @> ARRAY['${RULE_LABEL}']`,
+            values: [d.accountId, pending],
+          });
+          const now = performance.now();
+          for (const h of hit) seen.set(h.display_id, now);
+        }
+        await sleep(5);
+        if (!polling && performance.now() - lastAnswer > 30_000) break;
       }
-      await sleep(5);
-      if (!polling && performance.now() - lastAnswer > 30_000) break;
+    })();
+    // A failed poll is thrown where the poller is awaited, not as an unhandled rejection before.
+    poller.catch(() => undefined);
+    const t0 = performance.now();
+    const sends = [];
+    for (let i = 0; i < total; i++) {
+      const due = t0 + (i * 1000) / rate;
+      const wait = due - performance.now();
+      if (wait > 1) await sleep(wait);
+      const id = ids[i];
+      sends.push(
+        postRuleMessage(ctx.base, d, id, i)
+          .then(async (res) => {
+            await res.arrayBuffer();
+            if (!res.ok) failures++;
+            else {
+              lastAnswer = performance.now();
+              answered.set(id, lastAnswer);
+            }
+          })
+          .catch(() => failures++),
+      );
     }
-  })();
-  const t0 = performance.now();
-  const sends = [];
-  for (let i = 0; i < total; i++) {
-    const due = t0 + (i * 1000) / rate;
-    const wait = due - performance.now();
-    if (wait > 1) await sleep(wait);
-    const id = ids[i];
-    sends.push(
-      postRuleMessage(ctx.base, d, id, i)
-        .then(async (res) => {
-          await res.arrayBuffer();
-          if (!res.ok) failures++;
-          else {
-            lastAnswer = performance.now();
-            answered.set(id, lastAnswer);
-          }
-        })
-        .catch(() => failures++),
-    );
+    offered = total / ((performance.now() - t0) / 1000);
+    await Promise.all(sends);
+    polling = false;
+    await poller;
+  } finally {
+    polling = false;
+    await poller?.catch(() => undefined);
+    await ctx.db.query('RESET plan_cache_mode').catch(() => undefined);
   }
-  const offered = total / ((performance.now() - t0) / 1000);
-  await Promise.all(sends);
-  polling = false;
-  await poller;
-  await ctx.db.query('RESET plan_cache_mode');
   await ctx.drain();
   const used = cpuUsed(before, cpu.snapshot()).net;
   const lat = [...answered].filter(([k]) => seen.has(k)).map(([k, at]) => Math.max(0, seen.get(k) - at));
@@ -823,9 +833,10 @@ async function main(argv) {
       await ceiling('qSql', () => ceilings.listSql({ seconds: SECONDS, connections: CONNECTIONS, databaseUrl: SMALL_URL, accountId: d.accountId, userId: d.adminId, q: 'refund' }));
       await ceiling('rabbit', () => ceilings.rabbit({ seconds: SECONDS, amqpUrl: AMQP_URL }));
       log(`[bench] small: scenarios, ${SECONDS} s each at ${CONNECTIONS} connections`);
-      result.scenarios.push(...(await runScenarios(ctx, d, 'small', ['sat'], { warm: true })));
+      const small = await runScenarios(ctx, d, 'small', ['sat'], { warm: true });
+      result.scenarios.push(...small);
       // Again after them: how far the host's speed moved while the CPU targets were measured (report.js, hostDrift).
-      await ceiling('httpAfter', () => ceilings.bareHttp({ seconds: SECONDS, connections: CONNECTIONS }));
+      if (small.length > 0) await ceiling('httpAfter', () => ceilings.bareHttp({ seconds: SECONDS, connections: CONNECTIONS }));
     }),
   );
   // The latency targets: 100k conversations, 1M messages.

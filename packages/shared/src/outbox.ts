@@ -24,6 +24,7 @@ const withSender = MESSAGE_HEADER_TYPES.map((t) => `'${t}'`).join(', ');
  * (0.25 ms of planning a claim on the large benchmark account, \`pg_stat_statements\`, 2026-11-30).
  */
 const claims = new Map<number, () => QueryConfig>();
+/** @internal The relay's claim of up to `batchSize` rows (exported for the kernel's tests): one prepared statement a size, so sizes are few and fixed (configuration), never adaptive. */
 export function claimOutbox(batchSize: number): QueryConfig {
   let claim = claims.get(batchSize);
   if (!claim) {
@@ -160,7 +161,10 @@ export class OutboxRelay {
   /** A broker connection was made (again): the backoff after a failure ends. */
   private readonly onAmqpConnect = async () => this.resume();
 
-  constructor(private readonly opts: RelayOptions) {}
+  constructor(private readonly opts: RelayOptions) {
+    // Checked here, not at the first claim (where it would be a publish failure retried for ever).
+    if (opts.batchSize !== undefined && (!Number.isSafeInteger(opts.batchSize) || opts.batchSize < 1)) throw new TypeError(`outbox batch size: ${opts.batchSize}`);
+  }
 
   private get batchSize(): number {
     return this.opts.batchSize ?? 200;

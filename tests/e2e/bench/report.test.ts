@@ -55,5 +55,8 @@ describe('benchmark report: the host line', () => {
     expect(held).not.toContain('speed moved during the run');
     expect(held).toContain('0.011 CPU ms a request (the mean of the two), about 0.55x the');
     expect(held).toContain('The same, after the small account\'s scenarios');
+    // Only the measurement after the scenarios (the one before failed): judged by it, and said so.
+    const after = report.markdown(run(null, 3, 50), report.evaluate(run(null, 3, 50)));
+    expect(after).toContain('0.050 CPU ms a request (measured after the small account\'s scenarios only), about 2.50x the');
   });
 });
