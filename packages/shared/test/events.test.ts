@@ -1,6 +1,6 @@
 import net from 'node:net';
 import amqplib from 'amqplib';
-import { Client } from 'pg';
+import { Client, type PoolClient } from 'pg';
 import {
   AmqpConnection,
   atCommit,
@@ -375,7 +375,7 @@ describe('outbox relay and consumer runner against real Postgres and RabbitMQ', 
     const { rows: before } = await pool.query<{ id: string | null }>('SELECT max(id)::text AS id FROM outbox');
     // A connection of its own: the plan counts are per connection.
     const own = createPool(roleUrl, SERVICE, 1);
-    let client: Awaited<ReturnType<Pool['connect']>> | null = null;
+    let client: PoolClient | null = null;
     try {
       await pool.query(`INSERT INTO outbox (event_id, routing_key, payload) SELECT gen_random_uuid(), 'test.backlog', '{}' FROM generate_series(1, 5000)`);
       await pool.query('ANALYZE outbox');
