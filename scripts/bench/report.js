@@ -181,14 +181,19 @@ function bareMs(h) {
  * stands for the span the CPU targets were measured in; the one before alone in older runs.
  */
 function httpCeilingMs(r) {
-  const [before, after] = [bareMs(r.ceilings?.http), bareMs(r.ceilings?.httpAfter)];
+  const [before, after] = bareReadings(r);
   if (before === null) return after;
   return after === null ? before : (before + after) / 2;
 }
 
+/** The bare server's CPU ms a request before the small account's scenarios and after them (null: not measured). */
+function bareReadings(r) {
+  return [bareMs(r.ceilings?.http), bareMs(r.ceilings?.httpAfter)];
+}
+
 /** How far the host's speed moved over the small account's scenarios: the bare server's two measurements, and the larger over the smaller. */
 function hostDrift(r) {
-  const [before, after] = [bareMs(r.ceilings?.http), bareMs(r.ceilings?.httpAfter)];
+  const [before, after] = bareReadings(r);
   if (before === null || after === null) return null;
   return { before, after, factor: Math.max(before, after) / Math.min(before, after) };
 }
@@ -230,7 +235,7 @@ function hostLine(r, summary = []) {
 scenarios and ${fmt(drift.after, 3)} after them (${fmt(drift.factor, 2)}x), and the CPU figures between may have moved as much.`
       : '';
   if (!ratio || (ratio >= FASTER_HOST && ratio <= SLOWER_HOST)) return moved;
-  const onlyAfter = bareMs(r.ceilings?.http) === null;
+  const onlyAfter = bareReadings(r)[0] === null;
   const said = `${moved} This run's host answers the bare \`node:http\` ceiling for ${fmt(httpCeilingMs(r), 3)} CPU ms a request${drift ? ' (the mean of the two)' : onlyAfter ? ' (measured after the small account\'s scenarios only)' : ''}, about ${fmt(ratio, 2)}x the
 ${REFERENCE_HTTP_MS} (rounded) of the host the CPU targets were set on (2026-11-24)`;
   if (ratio > SLOWER_HOST) {

@@ -18,18 +18,18 @@ const withSender = MESSAGE_HEADER_TYPES.map((t) => `'${t}'`).join(', ');
  * failed publish rolls it back). The payload comes as the text Postgres stores, published as is
  * (no parse and re-serialisation in the relay), in id order (RETURNING alone has none).
  *
- * The batch size is a literal, one prepared statement a size: Postgres plans a \`LIMIT $1\` without
+ * The batch size is a literal, one prepared statement a size: Postgres plans a `LIMIT $1` without
  * its value (the generic plan) as 10% of the rows it expects, which on an outbox of 43,000 rows
  * made the generic plan look dearer than the custom ones, so every claim was planned again
- * (0.25 ms of planning a claim on the large benchmark account, \`pg_stat_statements\`, 2026-11-30).
+ * (0.25 ms of planning a claim on the large benchmark account, `pg_stat_statements`, 2026-11-30).
  */
-const claims = new Map<number, () => QueryConfig>();
+const claims = new Map<number, ReturnType<typeof prepared>>();
 /** @internal The relay's claim of up to `batchSize` rows (exported for the kernel's tests): one prepared statement a size, so sizes are few and fixed (configuration), never adaptive. */
 export function claimOutbox(batchSize: number): QueryConfig {
   let claim = claims.get(batchSize);
   if (!claim) {
     if (!Number.isSafeInteger(batchSize) || batchSize < 1) throw new TypeError(`outbox batch size: ${batchSize}`);
-    const statement = prepared(
+    claim = prepared(
       `WITH claimed AS (
          UPDATE outbox o SET published_at = now(), attempts = o.attempts + 1
            FROM (SELECT id FROM outbox WHERE published_at IS NULL ORDER BY id LIMIT ${batchSize} FOR UPDATE SKIP LOCKED) c
@@ -40,9 +40,9 @@ export function claimOutbox(batchSize: number): QueryConfig {
        )
        SELECT * FROM claimed ORDER BY id`,
     );
-    claims.set(batchSize, (claim = () => statement([])));
+    claims.set(batchSize, claim);
   }
-  return claim();
+  return claim([]);
 }
 
 /**
@@ -162,8 +162,9 @@ export class OutboxRelay {
   private readonly onAmqpConnect = async () => this.resume();
 
   constructor(private readonly opts: RelayOptions) {
-    // Checked here, not at the first claim (where it would be a publish failure retried for ever).
-    if (opts.batchSize !== undefined && (!Number.isSafeInteger(opts.batchSize) || opts.batchSize < 1)) throw new TypeError(`outbox batch size: ${opts.batchSize}`);
+    // Its claim made (and the batch size checked) here, not at the first claim, where a bad size
+    // would be a publish failure retried for ever.
+    claimOutbox(this.batchSize);
   }
 
   private get batchSize(): number {
