@@ -1,5 +1,5 @@
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
+import net, { type AddressInfo } from 'node:net';
 import { verifyContext } from '@parley/shared';
 import { waitFor } from '@parley/testkit';
 import { startStack, type Stack } from '../../support/stack';
@@ -11,7 +11,9 @@ import { seedAccount, type SeededAccount } from '../../support/factories';
  * in for the contacts service: what the service receives (the signed context, no token, the
  * forwarded-for chain, the body as sent), what the client gets back (status, repeated headers,
  * streamed bodies), and each way an upstream can fail: refused (503 with Retry-After), hanging
- * past PROXY_TIMEOUT_MS (504), dropping the connection (502), breaking off mid-answer.
+ * past PROXY_TIMEOUT_MS (504), dropping the connection (502), breaking off mid-answer; a small
+ * body read whole before it leaves (one broken off never reaches the service), a large or chunked
+ * one streamed.
  */
 describe('the gateway proxy', () => {
   let stack: Stack;
@@ -90,6 +92,23 @@ describe('the gateway proxy', () => {
     const ctx = verifyContext(seen.headers ?? {}, stack.gateway.deps.config.INTERNAL_SECRET);
     expect(ctx?.accountId).toBe(acc.accountId);
     expect(ctx?.actor).toMatchObject({ type: 'user', id: acc.admin.userId });
+  });
+
+  it('when a body is larger than the gateway reads whole, or comes chunked, then the service gets it whole, streamed', async () => {
+    const big = JSON.stringify({ content: 'x'.repeat(200_000) });
+    const res = await fetch(url('/contacts/echo'), { method: 'POST', headers: { ...headers(), 'content-type': 'application/json' }, body: big });
+    expect(res.status).toBe(200);
+    expect(seen.body).toBe(big);
+    expect(seen.headers?.['content-length']).toBe(String(big.length));
+    const parts = ['{"a":', '"chunked"}'];
+    const chunked = await fetch(url('/contacts/echo'), {
+      method: 'POST',
+      headers: { ...headers(), 'content-type': 'application/json' },
+      body: new ReadableStream({ pull: (c) => void (parts.length ? c.enqueue(new TextEncoder().encode(parts.shift())) : c.close()) }),
+      duplex: 'half',
+    } as RequestInit & { duplex: 'half' });
+    expect(chunked.status).toBe(200);
+    expect(seen.body).toBe('{"a":"chunked"}');
   });
 
   it('when the service answers with repeated headers or streams its body, then the client gets them as sent', async () => {
@@ -210,5 +229,22 @@ describe('the gateway proxy at its limit of requests in flight', () => {
 
     held.get('hold-2')?.end('{"held":2}');
     expect((await second).status).toBe(200);
+  });
+
+  it('when clients break off a small body, then the service never gets their requests and their places are given back', async () => {
+    const { port } = new URL(stack.gatewayUrl);
+    // More broken-off requests than the limit: a place each kept would refuse the request after them.
+    for (let i = 0; i < 3; i++) {
+      const socket = net.connect(Number(port), '127.0.0.1');
+      await new Promise<void>((r) => socket.once('connect', () => r()));
+      socket.write(
+        `POST /api/v1/accounts/${acc.accountId}/contacts/broken-${i} HTTP/1.1\r\nHost: x\r\napi_access_token: ${acc.admin.token}\r\n` +
+          'content-type: application/json\r\ncontent-length: 100\r\n\r\n{"name":',
+      );
+      await new Promise((r) => setTimeout(r, 100));
+      socket.destroy();
+    }
+    await waitFor(async () => (await get('/contacts/after-broken')).status === 200, { what: 'a request through after the broken ones' });
+    expect(arrived.some((u) => u.includes('/broken-'))).toBe(false);
   });
 });
