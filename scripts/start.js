@@ -25,8 +25,10 @@ for (const s of services) peers[s.urlKey] = process.env[s.urlKey] || `http://127
 // SERVICE_NODE_ARGS: node flags for every service (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof` to profile
 // a stack under load; NODE_OPTIONS refuses --cpu-prof).
 // The young generation capped at 8 MB a semi-space (V8 grows it to 16 under load, ~50 MB of
-// mostly garbage per process; the image sets the same in NODE_OPTIONS): later flags win.
-const nodeArgs = ['--max-semi-space-size=8', ...(process.env.SERVICE_NODE_ARGS || '').split(/\s+/).filter(Boolean)];
+// mostly garbage per process; the image sets the same in NODE_OPTIONS), or at the service's own
+// `semiSpaceMb` (the registry; compose and Kubernetes put it on the command line): later flags win.
+const extraArgs = (process.env.SERVICE_NODE_ARGS || '').split(/\s+/).filter(Boolean);
+const nodeArgsOf = (s) => [`--max-semi-space-size=${s.semiSpaceMb ?? 8}`, ...extraArgs];
 const supervised = services.map((s, i) => {
   // Migrated once above; the services need not look again.
   // MALLOC_MMAP_THRESHOLD_: as the image sets it (Dockerfile, docs/deploy.md), unless told otherwise;
@@ -40,7 +42,7 @@ const supervised = services.map((s, i) => {
   return supervise({
     name: s.name,
     start: () => {
-      const child = spawn(process.execPath, [...nodeArgs, s.main], { stdio: 'inherit', env, cwd: root });
+      const child = spawn(process.execPath, [...nodeArgsOf(s), s.main], { stdio: 'inherit', env, cwd: root });
       console.error(`[start] ${s.name} started (pid ${child.pid})`);
       return child;
     },

@@ -606,7 +606,8 @@ ${Object.entries(r.rss ?? {}).map(([k, rows]) => `- ${k}: ${rows.map((x) => `${x
 
 Resident memory once the last scenario ended, and in brackets the process's peak over the whole run
 (VmHWM, what a container's memory limit must allow). The services run with V8's young generation
-capped at 8 MB a semi-space and \`HEAP_GROWING_PERCENT\` 50 (docs/deploy.md).
+capped at 8 MB a semi-space (16 for the consumers: automation, audit, realtime, reports) and
+\`HEAP_GROWING_PERCENT\` 50 (docs/deploy.md).
 
 ### Idle CPU of the stack (ms per second; subtracted from every measurement)
 

@@ -12,7 +12,7 @@ import { parseAllDocuments } from 'yaml';
  */
 
 // eslint-disable-next-line @typescript-eslint/no-require-imports
-const { services } = require('../../scripts/services') as { services: Array<{ name: string; port: number; scale: 'cpu' | 'queue'; queues: string[] }> };
+const { services } = require('../../scripts/services') as { services: Array<{ name: string; port: number; scale: 'cpu' | 'queue'; queues: string[]; semiSpaceMb?: number }> };
 
 const ROOT = path.resolve(__dirname, '../..');
 const K8S = path.join(ROOT, 'deploy/k8s');
@@ -112,7 +112,9 @@ describe.each(overlays)('deploy/k8s policies (%s)', (overlay) => {
     const d = find(objs, 'Deployment', s.name)!;
     const pod = d.spec.template.spec;
     const c = pod.containers.find((x: any) => x.name === s.name);
-    expect(c.command).toEqual(['node', `services/${s.name}/dist/main.js`]);
+    // The service's young-generation cap, if it has its own (the registry; the image's NODE_OPTIONS sets the rest's).
+    const semiSpace = s.semiSpaceMb ? [`--max-semi-space-size=${s.semiSpaceMb}`] : [];
+    expect(c.command).toEqual(['node', ...semiSpace, `services/${s.name}/dist/main.js`]);
     expect(c.ports).toEqual(expect.arrayContaining([{ name: 'http', containerPort: s.port }, { name: 'metrics', containerPort: 9464 }]));
     expect(c.env).toEqual(expect.arrayContaining([{ name: 'PORT', value: String(s.port) }, { name: 'OTEL_SERVICE_NAME', value: s.name }]));
     expect(c.readinessProbe.httpGet).toEqual({ path: '/readyz', port: 'http' });

@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
@@ -110,6 +111,13 @@ describe('scripts/start.js', () => {
     if (!alive(gateway)) throw new Error(`the gateway (pid ${gateway}) is gone; the supervisor's output:\n${out}`);
     expect(pids('gateway')).toHaveLength(1);
     expect(proc.exitCode).toBeNull();
+
+    // Each service runs with its own young-generation cap (the registry's semiSpaceMb), 8 MB for the rest.
+    for (const s of SERVICE_REGISTRY) {
+      const pid = pids(s.name).at(-1) as number;
+      const args = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
+      expect({ service: s.name, flag: args.find((a) => a.startsWith('--max-semi-space-size=')) }).toEqual({ service: s.name, flag: `--max-semi-space-size=${'semiSpaceMb' in s ? s.semiSpaceMb : 8}` });
+    }
 
     const all = SERVICE_REGISTRY.map((s) => s.name).flatMap(pids);
     const exited = new Promise<number | null>((resolve) => proc!.once('exit', (code) => resolve(code)));

@@ -11,6 +11,10 @@ import { z } from 'zod';
  * - `urlKey`: the config key holding the service's base URL for its peers.
  * - `scale`: `cpu` (HTTP-bound: an HPA on CPU) or `queue` (a consumer: KEDA on the depth of each of
  *   its `queues`, the durable queues it consumes).
+ * - `semiSpaceMb`: the cap on V8's young generation, MB a semi-space (`--max-semi-space-size`, on the
+ *   service's command line in compose and Kubernetes and from `pnpm start`; the image's NODE_OPTIONS
+ *   sets 8 for the rest). The consumers take 16, V8's own cap: every event they handle is garbage
+ *   by the batch's end, and at 8 their scavenges cost a message create ~5% of its CPU (docs/deploy.md).
  *
  * Adding a service: one entry here, in start order (the gateway last, once its upstreams are up).
  */
@@ -18,12 +22,12 @@ export const SERVICE_REGISTRY = [
   { name: 'conversations', port: 3001, urlKey: 'CONVERSATIONS_URL', scale: 'cpu', queues: ['conversations.projections'] },
   { name: 'contacts', port: 3002, urlKey: 'CONTACTS_URL', scale: 'cpu', queues: ['contacts.events'] },
   { name: 'helpcenter', port: 3003, urlKey: 'HELPCENTER_URL', scale: 'cpu', queues: ['helpcenter.identity'] },
-  { name: 'automation', port: 3004, urlKey: 'AUTOMATION_URL', scale: 'queue', queues: ['automation.rules', 'automation.webhooks', 'automation.projections'] },
-  { name: 'audit', port: 3005, urlKey: 'AUDIT_URL', scale: 'queue', queues: ['audit.events'] },
-  { name: 'realtime', port: 3006, urlKey: 'REALTIME_URL', scale: 'queue', queues: ['realtime.fanout'] },
-  { name: 'reports', port: 3007, urlKey: 'REPORTS_URL', scale: 'queue', queues: ['reports.events'] },
+  { name: 'automation', port: 3004, urlKey: 'AUTOMATION_URL', scale: 'queue', queues: ['automation.rules', 'automation.webhooks', 'automation.projections'], semiSpaceMb: 16 },
+  { name: 'audit', port: 3005, urlKey: 'AUDIT_URL', scale: 'queue', queues: ['audit.events'], semiSpaceMb: 16 },
+  { name: 'realtime', port: 3006, urlKey: 'REALTIME_URL', scale: 'queue', queues: ['realtime.fanout'], semiSpaceMb: 16 },
+  { name: 'reports', port: 3007, urlKey: 'REPORTS_URL', scale: 'queue', queues: ['reports.events'], semiSpaceMb: 16 },
   { name: 'gateway', port: 3000, urlKey: 'GATEWAY_INTERNAL_URL', scale: 'cpu', queues: [] },
-] as const satisfies ReadonlyArray<{ name: string; port: number; urlKey: `${string}_URL`; scale: 'cpu' | 'queue'; queues: readonly string[] }>;
+] as const satisfies ReadonlyArray<{ name: string; port: number; urlKey: `${string}_URL`; scale: 'cpu' | 'queue'; queues: readonly string[]; semiSpaceMb?: number }>;
 
 export type ServiceEntry = (typeof SERVICE_REGISTRY)[number];
 export type ServiceName = ServiceEntry['name'];
