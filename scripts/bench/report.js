@@ -1171,6 +1171,26 @@ the scenario).
     flush; the consumers already take a batch a transaction (about 14 events a batch at saturation:
     \`pg_stat_statements\`, 216 realtime batches and 268 rule batches for 2,986 replies), so what is left
     is the reply's own transaction and its hops, not the number of commits.
+- **An Intel Xeon host (2026-11-30, 11:05-13:00 UTC; 2 cores; bare node:http 0.020-0.022 CPU ms, 45,700-51,500
+  req/s: a little faster than the targets' host by that measure), the "Last run" above:**
+  - Before this session's changes, a small-only run: labels 0.76, the list 3.45, \`q\` 2.68, message create
+    4.57 and 5.10 (public). So on a host whose ceiling is the targets' host's or better, the write path
+    still misses by 10-25% and the list by 13%.
+  - Where a reply's Postgres goes (\`pg_stat_statements\`, 3,882 replies, wall ms a statement): the message
+    insert with its copies 0.34 (4 WAL records), the conversation's update 0.24 (15 WAL records: its
+    fifteen indexes, \`last_activity_at\` in six, so no update is HOT), reports' fact 0.12, the outbox
+    row 0.08, the relay's claim 0.08 a reply, the lock 0.03. A round trip of \`SELECT 1\` from node pg with
+    8 clients costs 19 µs of Postgres and 22-36 µs of Node: merging more of the reply's round trips is
+    worth ~0.05 ms each, not the gap.
+  - Profiles: socket writes are the largest item of every process (the conversations service 32% of its
+    time in \`writev\`/\`writeBuffer\` on a reply; each loopback write carries the peer's wake-up), then GC.
+  - Side by side (\`bench:ab\`, two runs of four rounds each): a small request body read whole in the
+    gateway before it is dispatched, message create B/A 0.95 (the gateway ~0.05 ms less); the consumers
+    at a 16 MB semi-space, 0.94 (public 0.99); 16 for every service, message create 0.96 and the list
+    1.00; 32 for every service, the list 0.86 (its conversations service 0.5 ms less: fewer scavenges of
+    a 73 KB answer's rows and objects) and message create 0.95, but 163 MB resident for conversations and
+    157 for the gateway (target 150), so not taken. A service-sized young generation for the list is the
+    next lever if its allocations cannot be cut: about 1 MB a page (rows parsed, presented, stringified).
 - Query plans of the conversation list and \`q\` search on 100k conversations are in the conversations
   section of \`architecture.md\` (\`pnpm --filter @parley/conversations explain\`); the audit log's list
   timings on 2M entries in its section (\`pnpm --filter @parley/audit bench\`).
