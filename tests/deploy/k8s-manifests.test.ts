@@ -113,7 +113,7 @@ describe.each(overlays)('deploy/k8s policies (%s)', (overlay) => {
     const pod = d.spec.template.spec;
     const c = pod.containers.find((x: any) => x.name === s.name);
     // The service's young-generation cap, if it has its own (the registry; the image's NODE_OPTIONS sets the rest's).
-    const semiSpace = s.semiSpaceMb ? [`--max-semi-space-size=${s.semiSpaceMb}`] : [];
+    const semiSpace = s.semiSpaceMb !== undefined ? [`--max-semi-space-size=${s.semiSpaceMb}`] : [];
     expect(c.command).toEqual(['node', ...semiSpace, `services/${s.name}/dist/main.js`]);
     expect(c.ports).toEqual(expect.arrayContaining([{ name: 'http', containerPort: s.port }, { name: 'metrics', containerPort: 9464 }]));
     expect(c.env).toEqual(expect.arrayContaining([{ name: 'PORT', value: String(s.port) }, { name: 'OTEL_SERVICE_NAME', value: s.name }]));

@@ -83,8 +83,8 @@ function copyAnswerHeaders(headers: IncomingHttpHeaders, res: Response): void {
  * answer that breaks off after its headers went out ends the client's connection, so the
  * client sees a truncated answer, never a complete-looking one.
  *
- * At most PROXY_MAX_IN_FLIGHT requests are proxied at once (from the request leaving for the
- * service to the client's answer ending); one more is answered 503 `unavailable` with
+ * At most PROXY_MAX_IN_FLIGHT requests are proxied at once (from the proxy taking the request,
+ * its body's upload included, to the client's answer ending); one more is answered 503 `unavailable` with
  * Retry-After at once and never reaches the service. Under a backlog the gateway then holds a
  * bounded number of requests and their sockets' buffers (the native memory a backlog of 1,000
  * took and kept), and the client learns at once that it should come back, instead of after a
@@ -99,6 +99,9 @@ export function upstreamProxy(config: GatewayConfig, log: Logger, metrics?: Serv
   return (req, res, next) => {
     const upstream = req.upstream;
     if (typeof upstream !== 'string') return next();
+    // The client left while the request was authenticated: its answer's 'close' has fired, so a
+    // place taken now would never be given back, and there is no one to answer.
+    if (req.socket.destroyed) return;
     if (inFlight >= config.PROXY_MAX_IN_FLIGHT) {
       metrics?.upstreamErrors.inc({ upstream, code: 'busy' });
       return send(res, 'busy');
@@ -136,6 +139,8 @@ export function upstreamProxy(config: GatewayConfig, log: Logger, metrics?: Serv
     // Its upload broken off: undici's read of the body fails, which is the client's doing, not the service's.
     req.once('error', gone);
     // Only a request that says it has a body sends one (undici sends what the stream gives).
+    // Built here, in the request's own context (its trace), and any error goes to express.
+    const headers = upstreamHeaders(req, config.INTERNAL_SECRET) as Record<string, string | string[]>;
     const length = req.headers['content-length'];
     const hasBody = req.headers['transfer-encoding'] !== undefined || (length !== undefined && length !== '0');
     if (hasBody && req.headers['transfer-encoding'] === undefined && Number(length) <= BUFFERED_BODY_MAX) {
@@ -155,7 +160,7 @@ export function upstreamProxy(config: GatewayConfig, log: Logger, metrics?: Serv
           origin: upstream as string,
           method: req.method as Dispatcher.HttpMethod,
           path: req.originalUrl,
-          headers: upstreamHeaders(req, config.INTERNAL_SECRET) as Record<string, string | string[]>,
+          headers,
           body,
           headersTimeout: config.PROXY_TIMEOUT_MS,
           bodyTimeout: config.PROXY_TIMEOUT_MS,
