@@ -28,7 +28,8 @@ for (const s of services) peers[s.urlKey] = process.env[s.urlKey] || `http://127
 // mostly garbage per process; the image sets the same in NODE_OPTIONS), or at the service's own
 // `semiSpaceMb` (the registry; compose and Kubernetes put it on the command line): later flags win.
 const extraArgs = (process.env.SERVICE_NODE_ARGS || '').split(/\s+/).filter(Boolean);
-const nodeArgsOf = (s) => [`--max-semi-space-size=${s.semiSpaceMb ?? 8}`, ...extraArgs];
+// SEMI_SPACE_MB_<SERVICE> (e.g. SEMI_SPACE_MB_CONVERSATIONS=16) sets one service's own.
+const nodeArgsOf = (s) => [`--max-semi-space-size=${process.env[`SEMI_SPACE_MB_${s.name.toUpperCase()}`] || s.semiSpaceMb || 8}`, ...extraArgs];
 const supervised = services.map((s, i) => {
   // Migrated once above; the services need not look again.
   // MALLOC_MMAP_THRESHOLD_: as the image sets it (Dockerfile, docs/deploy.md), unless told otherwise;

@@ -1189,8 +1189,11 @@ the scenario).
     at a 16 MB semi-space, 0.94 (public 0.99); 16 for every service, message create 0.96 and the list
     1.00; 32 for every service, the list 0.86 (its conversations service 0.5 ms less: fewer scavenges of
     a 73 KB answer's rows and objects) and message create 0.95, but 163 MB resident for conversations and
-    157 for the gateway (target 150), so not taken. A service-sized young generation for the list is the
-    next lever if its allocations cannot be cut: about 1 MB a page (rows parsed, presented, stringified).
+    157 for the gateway (target 150), so not taken. The conversations service alone at 24 and at 32
+    (\`SEMI_SPACE_MB_CONVERSATIONS\`, small-only runs): the list 3.10 and 3.14 (conversations 1.61-1.63
+    against 1.9 in the full run), but that service 161 and 164 MB resident after the run: a larger young
+    generation pays for the list only past the memory target. What would: fewer allocations a page (its
+    rows parsed, presented and stringified), such as the page's JSON built by its statement.
 - Query plans of the conversation list and \`q\` search on 100k conversations are in the conversations
   section of \`architecture.md\` (\`pnpm --filter @parley/conversations explain\`); the audit log's list
   timings on 2M entries in its section (\`pnpm --filter @parley/audit bench\`).
