@@ -61,8 +61,9 @@ const MISSED = {
     const sqlLine = sql ? ` Its SQL alone, run straight on Postgres by node pg (the ceiling), costs ${fmt(sql, 2)} CPU ms a page on this host (3.61 before the unread count's index, migration 012 of conversations); the rest is the answer's ~73 KB through the service and the gateway.` : '';
     return `Page 1 is one statement and one answer of ~73 KB: the service's share is its socket writes (~30%),
   \`JSON.stringify\` (12%), pg's row parsing (14%), GC and the ETag's sha1 (docs/architecture.md,
-  conversations).${sqlLine} Next: fewer repeated columns per row, and presenting rows straight into
-  the answer's JSON.`;
+  conversations).${sqlLine} Building the page's JSON in its statement is not the way: measured on
+  2026-11-30 ("Other benchmarks"), Postgres's JSON functions cost more than the Node work they save.
+  What is left is the service's own allocations a page (its GC) and the answer's bytes through two hops.`;
   },
   message: (r) => {
     const row = (r.scenarios ?? []).find((x) => x.key === 'message_create' && x.dataset === 'small' && x.mode === 'sat');
@@ -1192,8 +1193,13 @@ the scenario).
     157 for the gateway (target 150), so not taken. The conversations service alone at 24 and at 32
     (\`SEMI_SPACE_MB_CONVERSATIONS\`, small-only runs): the list 3.10 and 3.14 (conversations 1.61-1.63
     against 1.9 in the full run), but that service 161 and 164 MB resident after the run: a larger young
-    generation pays for the list only past the memory target. What would: fewer allocations a page (its
-    rows parsed, presented and stringified), such as the page's JSON built by its statement.
+    generation pays for the list only past the memory target.
+  - The page's JSON built by its statement instead (a prototype of the presenter's fields in
+    \`json_build_object\` around the service's page statement, 25 rows, 63 KB, 8 clients, CPU a page):
+    Postgres 1.71-1.80 ms against 0.64-0.68 for the rows, Node 0.21-0.23 against 0.49-0.80 for the rows
+    parsed (and stringified): about 1.1 ms more in Postgres for at most ~0.8 ms less in the service (its
+    parse, presenter, \`JSON.stringify\` and their GC). Not a lever. (The prototype's first version cost
+    5.9 ms: a lateral \`::jsonb\` cast is pulled up into every reference of it unless \`OFFSET 0\` fences it.)
 - Query plans of the conversation list and \`q\` search on 100k conversations are in the conversations
   section of \`architecture.md\` (\`pnpm --filter @parley/conversations explain\`); the audit log's list
   timings on 2M entries in its section (\`pnpm --filter @parley/audit bench\`).
