@@ -1187,7 +1187,9 @@ the scenario).
     time in \`writev\`/\`writeBuffer\` on a reply; each loopback write carries the peer's wake-up), then GC.
   - Side by side (\`bench:ab\`, two runs of four rounds each): a small request body read whole in the
     gateway before it is dispatched, message create B/A 0.95 (the gateway ~0.05 ms less); the consumers
-    at a 16 MB semi-space, 0.94 (public 0.99); 16 for every service, message create 0.96 and the list
+    at a 16 MB semi-space, 0.94 (public 0.99); the gateway holding an answer of known length up to 256 KB
+    and writing it to the client in one write at its end (not taken), the list 1.09 (the gateway 0.3-0.5 ms
+    more: the copy into one buffer and a 73 KB buffer held per request cost more than the write saved); 16 for every service, message create 0.96 and the list
     1.00; 32 for every service, the list 0.86 (its conversations service 0.5 ms less: fewer scavenges of
     a 73 KB answer's rows and objects) and message create 0.95, but 163 MB resident for conversations and
     157 for the gateway (target 150), so not taken. The conversations service alone at 24 and at 32
