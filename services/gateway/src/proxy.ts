@@ -141,9 +141,10 @@ export function upstreamProxy(config: GatewayConfig, log: Logger, metrics?: Serv
     // Only a request that says it has a body sends one (undici sends what the stream gives).
     // Built here, in the request's own context (its trace), and any error goes to express.
     const headers = upstreamHeaders(req, config.INTERNAL_SECRET) as Record<string, string | string[]>;
+    const chunked = req.headers['transfer-encoding'] !== undefined;
     const length = req.headers['content-length'];
-    const hasBody = req.headers['transfer-encoding'] !== undefined || (length !== undefined && length !== '0');
-    if (hasBody && req.headers['transfer-encoding'] === undefined && Number(length) <= BUFFERED_BODY_MAX) {
+    const hasBody = chunked || (length !== undefined && length !== '0');
+    if (hasBody && !chunked && Number(length) <= BUFFERED_BODY_MAX) {
       // A small body (a JSON write) is read whole first and leaves with the headers in one write.
       const chunks: Buffer[] = [];
       req.on('data', (chunk: Buffer) => chunks.push(chunk));
