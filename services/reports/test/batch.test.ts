@@ -30,9 +30,19 @@ describe('reports consumer: a batch gives what one event at a time gives', () =>
     await db?.drop();
   });
 
+  /** The statements a transaction of `inOneTransaction` sent that write conversations and their facts (`WRITE_CONVERSATIONS`), by their text. */
+  let factStatements = 0;
   /** Runs events as the kernel runs a batch: one transaction, the batch's handler over all of them. */
   const inOneTransaction = async (events: EventEnvelope[], consumer = spec) => {
     const tx = await pg.connect();
+    const query = tx.query.bind(tx) as (...args: unknown[]) => unknown;
+    factStatements = 0;
+    // The real client, its statements counted on their way to Postgres.
+    (tx as unknown as { query: unknown }).query = (...args: unknown[]) => {
+      const text = typeof args[0] === 'string' ? args[0] : (args[0] as { text?: string } | null)?.text;
+      if (text?.includes('INSERT INTO conversation_facts')) factStatements += 1;
+      return query(...args);
+    };
     try {
       await begin(tx);
       await consumer.batch.handle(tx, events, (_event, fn) => fn());
@@ -41,6 +51,7 @@ describe('reports consumer: a batch gives what one event at a time gives', () =>
       await rollback(tx);
       throw err;
     } finally {
+      (tx as unknown as { query: unknown }).query = query;
       tx.release();
     }
   };
@@ -110,6 +121,33 @@ describe('reports consumer: a batch gives what one event at a time gives', () =>
     // A redelivered batch changes nothing (the facts' event ids).
     await inOneTransaction(batch);
     expect(await derived(5)).toEqual(batched);
+  });
+  it("when a batch holds messages and updates of many conversations of two accounts, then their writes go to Postgres in one statement an account, and events, timelines and rollups are those of one event at a time", async () => {
+    const ids = [1, 2, 3, 4];
+    for (const accountId of [20, 21, 22, 23]) await inOneTransaction(ids.map((id) => envelope(accountId, 'conversation.created', conversation(accountId, id), T0)));
+    // Each conversation: a contact's message, then an update of its snapshot (assigned to agent 4), then a reply.
+    const updated = (accountId: number, id: number, atMs: number) => envelope(accountId, 'conversation.updated', { ...conversation(accountId, id), assignee_id: 4 }, atMs);
+    const rounds = (accountId: number) => [
+      ids.map((id) => message(accountId, id, 100 + id, 0, T0 + id * 1000)),
+      ids.map((id) => updated(accountId, id, T0 + 50_000 + id * 1000)),
+      ids.map((id) => message(accountId, id, 200 + id, 1, T0 + 120_000 + id * 1000)),
+    ];
+    // Accounts 20 and 21 in batches that mix them (a round of both, their events in turn); 22 and 23 one event at a time.
+    const [r20, r21] = [rounds(20), rounds(21)];
+    for (const [k, round] of r20.entries()) {
+      await inOneTransaction(round.flatMap((e, i) => [e, r21[k]?.[i] as EventEnvelope]));
+      // The writes (facts, snapshots) of both accounts' conversations: one statement an account, not one a conversation.
+      expect(factStatements).toBe(2);
+    }
+    for (const accountId of [22, 23]) for (const event of rounds(accountId).flat()) await inOneTransaction([event]);
+    expect(factStatements).toBe(1);
+    const [b20, b21, o22, o23] = [await derived(20), await derived(21), await derived(22), await derived(23)];
+    expect(o22.events.map((e) => `${e.conversation_id} ${e.name} ${e.value} ${e.user_id}`)).toEqual(ids.flatMap((id) => [`${id} first_response ${120 + id} 3`, `${id} reply_time 120 3`]));
+    expect(o22.conversations.map((c) => c.last_fact_seq)).toEqual(ids.map((id) => String(200 + id)));
+    expect(b20).toEqual(o22);
+    expect(b21).toEqual(o23);
+    const assignees = await pg.query('SELECT account_id, array_agg(assignee_id::int ORDER BY id) AS a FROM conversations WHERE account_id IN (20, 21, 22, 23) GROUP BY 1 ORDER BY 1');
+    expect(assignees.rows.map((r) => r.a)).toEqual([20, 21, 22, 23].map(() => [3, 3, 3, 3]));
   });
   it('when a batch holds a late fact of a conversation (its events rebuilt) and then a later one, then the later one is derived from the rebuilt timeline, as one at a time', async () => {
     for (const accountId of [7, 8]) await inOneTransaction([envelope(accountId, 'conversation.created', conversation(accountId, 1), T0)]);

@@ -1,9 +1,8 @@
 import type { PoolClient } from 'pg';
 import { accountOf, defineConsumer, NOT_ACTIVITY_MESSAGES, type ConversationSnapshot, type EventEnvelope, type ProjectionKit, type TypedEnvelope } from '@parley/shared';
 import { businessHoursOf, type BusinessHours } from './business-hours';
-import { bumpRollups } from './rollups';
 import { deleteLabel, renameLabel, upsertLabel } from './labels';
-import { applyFact, applySnapshot, deleteAccount, lockConversations, deleteConversation, lockConversation, rebuildConversation, type ConversationState, type NewFact } from './repository';
+import { applySnapshot, deleteAccount, lockConversations, deleteConversation, lockConversation, rebuildConversation, writeConversation, type ConversationState, type NewFact } from './repository';
 
 /** What every fact copies from the conversation as it was after the change. */
 function context(snap: ConversationSnapshot) {
@@ -32,20 +31,21 @@ async function applyToConversation(
   const state = await lockConversation(tx, accountId, snap.id, fact?.inbox_id ?? null);
   if (state.deleted) return;
   const createdAt = new Date(snap.created_at * 1000);
-  if (!fact) {
-    await applySnapshot(tx, { ...snap, account_id: accountId }, event.occurred_at);
-    if (state.created_at === null) await rebuildConversation(tx, accountId, snap.id, createdAt);
+  const snapshot = { ...snap, account_id: accountId };
+  if (!fact && state.created_at === null) {
+    // The first time the conversation's creation is known: its events rebuilt from its facts.
+    await applySnapshot(tx, snapshot, event.occurred_at);
+    await rebuildConversation(tx, accountId, snap.id, createdAt);
     return;
   }
+  if (!fact) return writeConversation(tx, state, snapshot, event.occurred_at, null, createdAt);
   const hours = await inboxHours(projections, tx, accountId, fact.inbox_id, state.inbox_copy, event.id);
   // Object.assign, not `{ ...fact, ... }`: an object spread given new properties is slow on
   // Node 20's V8 (docs/architecture.md, "Runtime"), and this runs for every fact.
   const full: NewFact = Object.assign({}, fact, { business_hours: hours, account_id: accountId, conversation_id: snap.id, event_id: event.id });
-  // The snapshot kept, the fact recorded and, if it comes after the others, its events: one statement.
-  const applied = await applyFact(tx, state, { ...snap, account_id: accountId }, event.occurred_at, full);
-  if (!applied) return;
-  if (applied.appended) await bumpRollups(tx, accountId, applied.items);
-  else await rebuildConversation(tx, accountId, snap.id, state.created_at ?? createdAt, applied.items);
+  // The snapshot kept, the fact recorded and, if it comes after the others, its events: one
+  // statement, shared with the batch's other conversations when the batch's lock read this one.
+  await writeConversation(tx, state, snapshot, event.occurred_at, full, createdAt);
 }
 
 /**

@@ -34,10 +34,23 @@ const stateOfRow = ({ inbox_copy_id: copyId, inbox_copy_data: copyData, ...row }
   inbox_copy: copyId === null ? null : { kind: 'inbox', id: Number(copyId), data: copyData },
 });
 
-/** Rows `lockConversations` locked and read for a transaction, each used once, by `account:conversation`, with the inbox asked for. */
-type Prefetched = Map<string, { inboxId: number | null; state: ConversationState }>;
+/**
+ * What `lockConversations` did for a transaction (a consumer batch of conversation and message
+ * events, each of which locks its conversation before it writes: `batch`): the rows it locked and
+ * read, each used once, by `account:conversation`, with the inbox asked for (`rows`); and the
+ * writes of the batch's events not yet sent (`pending`, `writeConversation`), one a conversation,
+ * sent together in one statement an account: before anything locks one of their conversations
+ * again, and at the latest at the commit. Gathered with the lock, before any rollups of the
+ * transaction, so its flush (the writes, which add rollups) runs before theirs.
+ */
+interface Prefetched {
+  batch: boolean;
+  rows: Map<string, { inboxId: number | null; state: ConversationState }>;
+  pending: Map<string, ConversationWrite>;
+}
 const PREFETCHED = 'reports.locked';
-const prefetchedIn = (tx: Executor) => gatherForCommit<Prefetched>(tx, PREFETCHED, () => new Map(), async () => undefined);
+const prefetchedIn = (tx: Executor) =>
+  gatherForCommit<Prefetched>(tx, PREFETCHED, () => ({ batch: false, rows: new Map(), pending: new Map() }), (client, p) => flushWrites(client, p));
 
 /**
  * The conversation's row, created empty when first seen, locked for the rest of the transaction:
@@ -50,9 +63,11 @@ const prefetchedIn = (tx: Executor) => gatherForCommit<Prefetched>(tx, PREFETCHE
 export async function lockConversation(tx: Executor, accountId: number, id: number, inboxId: number | null = null): Promise<ConversationState> {
   const cache = prefetchedIn(tx);
   const key = `${accountId}:${id}`;
-  const hit = cache?.get(key);
-  if (hit) {
-    cache?.delete(key);
+  // An event before this one left its write of the conversation pending: sent first, so this one reads what it wrote.
+  if (cache?.pending.has(key)) await flushWrites(tx, cache);
+  const hit = cache?.rows.get(key);
+  if (cache && hit) {
+    cache.rows.delete(key);
     if (inboxId === null) return { ...hit.state, inbox_copy: null };
     // A copy missing when the batch began may have been read through and stored by an event before
     // this one (the inbox's owner asked once a batch, not once an event): read it again.
@@ -67,18 +82,19 @@ export async function lockConversation(tx: Executor, accountId: number, id: numb
   return stateOfRow(r.rows[0] as LockRow);
 }
 
-
 /**
  * `lockConversation` for the conversations a batch's events name, one statement per account (rows
  * locked in id order), each with its inbox's copy: the events' own calls then take their row from
- * memory instead of a round trip each. Only for a transaction in which nothing else writes those
- * rows before each one's first `lockConversation` (a batch of conversation and message events);
- * outside a consumer's or `withTransaction`'s transaction it does nothing. A conversation never
- * seen before is left to `lockConversation`, which creates its row.
+ * memory instead of a round trip each, and their writes (`writeConversation`) wait to be sent
+ * together. Only for a transaction in which nothing else writes those rows before each one's first
+ * `lockConversation`, nor reads or writes a conversation but through `lockConversation` (a batch of
+ * conversation and message events); outside a consumer's or `withTransaction`'s transaction it does
+ * nothing. A conversation never seen before is left to `lockConversation`, which creates its row.
  */
 export async function lockConversations(tx: Executor, wanted: ReadonlyArray<{ accountId: number; id: number; inboxId: number | null }>): Promise<void> {
   const cache = prefetchedIn(tx);
   if (!cache || wanted.length === 0) return;
+  cache.batch = true;
   const byAccount = new Map<number, Map<number, number | null>>();
   for (const w of wanted) {
     let ids = byAccount.get(w.accountId);
@@ -89,7 +105,7 @@ export async function lockConversations(tx: Executor, wanted: ReadonlyArray<{ ac
     const r = await tx.query<LockRow>(lockMany([accountId, [...ids.keys()], [...ids.values()]]));
     for (const row of r.rows) {
       const state = stateOfRow(row);
-      cache.set(`${accountId}:${state.id}`, { inboxId: ids.get(state.id) ?? null, state });
+      cache.rows.set(`${accountId}:${state.id}`, { inboxId: ids.get(state.id) ?? null, state });
     }
   }
 }
@@ -179,79 +195,168 @@ export interface NewFact extends Fact {
   seq: number;
 }
 
-/** The fact's insert, its account and conversation `$1` and `$2`, its other 16 values from `$i` (`factParams`). */
-const factInsertSql = (i: number): string =>
-  `INSERT INTO conversation_facts (account_id, conversation_id, event_id, kind, at, seq, inbox_id, assignee_id, team_id, message_type, private,
-                                   sender_type, sender_id, automated, status_from, status_to, actor_type, business_hours)
-     VALUES ($1, $2, ${Array.from({ length: 16 }, (_, k) => `$${i + k}`).join(', ')})
-     ON CONFLICT (event_id) DO NOTHING RETURNING at, seq`;
-const factParams = (f: NewFact): unknown[] => [
-  f.event_id, f.kind, f.at, f.seq, f.inbox_id, f.assignee_id, f.team_id, f.message_type, f.private, f.sender_type, f.sender_id,
-  f.automated, f.status_from, f.status_to, f.actor_type, f.business_hours === null ? null : JSON.stringify(f.business_hours),
-];
+/**
+ * One event's write of its locked conversation (`writeConversation`): the snapshot it brings, and
+ * its fact if it is one, with the reporting events derived from the stored timeline when the fact
+ * can be appended (`events`, and `timeline` as it stands after the fact, as JSON).
+ */
+interface ConversationWrite {
+  state: ConversationState;
+  snap: ConversationSnapshot;
+  occurredAt: string;
+  fact: NewFact | null;
+  canAppend: boolean;
+  events: DerivedEvent[];
+  timeline: string | null;
+  /** The creation time a rebuild starts from when the row knows none (the snapshot's). */
+  createdAt: Date;
+}
 
 /**
- * A fact's whole write, in one statement (data-modifying CTEs), a round trip per fact:
- * - the snapshot kept if it is the newest ($1-$11, as `applySnapshot`);
- * - the fact recorded once ($12-$27; a redelivered event adds nothing);
+ * The writes of one account's conversations (one write a conversation), in one statement of
+ * data-modifying CTEs, each write as the one-event statement it replaces would have done it:
+ * - the snapshot kept if it is the newest;
+ * - the fact recorded once (a redelivered event adds nothing);
  * - if the fact comes after every other fact of its conversation and the caller derived its
- *   events from the stored timeline (`$28`), those events inserted ($30-$38) and the timeline
- *   moved past the fact ($29).
- * The conversation's row is updated once, the snapshot's columns and the timeline's together
- * (Postgres updates a row once per statement). The fact's place is read from the row as it was
- * before the statement: the snapshot never moves the last fact.
+ *   events from the stored timeline (`can_append`), those events inserted and the timeline moved
+ *   past the fact.
+ * Each conversation's row is updated once, the snapshot's columns and the timeline's together. Every
+ * part reads the rows as they were before the statement (the conversations are locked), so the
+ * fact's place is read before the snapshot could move anything. The labels, an array a row, come as
+ * JSON. Answers a row a write, in their order.
  */
-const FACT_WRITE = `WITH ins AS (${factInsertSql(12)}),
-  f AS (SELECT true AS recorded, $28::boolean AND c.last_fact_at IS NOT NULL AND (c.last_fact_at, c.last_fact_seq) <= (ins.at, ins.seq) AS appends
-          FROM ins JOIN conversations c ON c.account_id = $1 AND c.id = $2),
-  events AS (${eventsInsertSql(1, 30)} WHERE (SELECT appends FROM f)),
+const WRITE_CONVERSATIONS = `WITH w AS (
+    SELECT * FROM unnest($2::bigint[], $3::bigint[], $4::text[], $5::bigint[], $6::bigint[], $7::jsonb[], $8::timestamptz[], $9::timestamptz[], $10::timestamptz[], $11::timestamptz[],
+                         $12::boolean[], $13::uuid[], $14::text[], $15::timestamptz[], $16::bigint[], $17::bigint[], $18::bigint[], $19::bigint[], $20::smallint[], $21::boolean[],
+                         $22::text[], $23::bigint[], $24::boolean[], $25::text[], $26::text[], $27::text[], $28::jsonb[], $29::boolean[], $30::jsonb[])
+      WITH ORDINALITY AS w(id, inbox_id, status, assignee_id, team_id, labels, waiting_since, first_reply_created_at, created_at, version_at,
+                           has_fact, event_id, kind, at, seq, f_inbox_id, f_assignee_id, f_team_id, message_type, private,
+                           sender_type, sender_id, automated, status_from, status_to, actor_type, business_hours, can_append, timeline, n)),
+  ins AS (INSERT INTO conversation_facts (account_id, conversation_id, event_id, kind, at, seq, inbox_id, assignee_id, team_id, message_type, private,
+                                          sender_type, sender_id, automated, status_from, status_to, actor_type, business_hours)
+          SELECT $1, w.id, w.event_id, w.kind, w.at, w.seq, w.f_inbox_id, w.f_assignee_id, w.f_team_id, w.message_type, w.private,
+                 w.sender_type, w.sender_id, w.automated, w.status_from, w.status_to, w.actor_type, w.business_hours
+            FROM w WHERE w.has_fact ORDER BY w.n
+          ON CONFLICT (event_id) DO NOTHING RETURNING conversation_id, at, seq),
+  f AS (SELECT ins.conversation_id AS id, w.can_append AND c.last_fact_at IS NOT NULL AND (c.last_fact_at, c.last_fact_seq) <= (ins.at, ins.seq) AS appends
+          FROM ins JOIN w ON w.id = ins.conversation_id JOIN conversations c ON c.account_id = $1 AND c.id = ins.conversation_id),
+  events AS (${eventsInsertSql(1, 31)} JOIN f ON f.id = e.conversation_id AND f.appends),
   up AS (UPDATE conversations c SET
-           inbox_id = CASE WHEN newer THEN $3::bigint ELSE c.inbox_id END,
-           status = CASE WHEN newer THEN $4::text ELSE c.status END,
-           assignee_id = CASE WHEN newer THEN $5::bigint ELSE c.assignee_id END,
-           team_id = CASE WHEN newer THEN $6::bigint ELSE c.team_id END,
-           labels = CASE WHEN newer THEN $7::text[] ELSE c.labels END,
-           waiting_since = CASE WHEN newer THEN $8::timestamptz ELSE c.waiting_since END,
-           first_reply_created_at = CASE WHEN newer THEN $9::timestamptz ELSE c.first_reply_created_at END,
-           created_at = CASE WHEN newer THEN $10::timestamptz ELSE c.created_at END,
-           version_at = CASE WHEN newer THEN $11::timestamptz ELSE c.version_at END,
-           timeline = CASE WHEN appends THEN $29::jsonb ELSE c.timeline END,
-           last_fact_at = CASE WHEN appends THEN $14::timestamptz ELSE c.last_fact_at END,
-           last_fact_seq = CASE WHEN appends THEN $15::bigint ELSE c.last_fact_seq END
-         FROM (SELECT o.account_id, o.id, o.created_at, o.assignee_id, o.team_id, o.inbox_id, o.version_at <= $11::timestamptz AS newer, coalesce(f.appends, false) AS appends
-                 FROM conversations o LEFT JOIN f ON true WHERE o.account_id = $1 AND o.id = $2) o
+           inbox_id = CASE WHEN o.newer THEN o.w_inbox_id ELSE c.inbox_id END,
+           status = CASE WHEN o.newer THEN o.w_status ELSE c.status END,
+           assignee_id = CASE WHEN o.newer THEN o.w_assignee_id ELSE c.assignee_id END,
+           team_id = CASE WHEN o.newer THEN o.w_team_id ELSE c.team_id END,
+           labels = CASE WHEN o.newer THEN ARRAY(SELECT jsonb_array_elements_text(o.w_labels)) ELSE c.labels END,
+           waiting_since = CASE WHEN o.newer THEN o.w_waiting_since ELSE c.waiting_since END,
+           first_reply_created_at = CASE WHEN o.newer THEN o.w_first_reply_created_at ELSE c.first_reply_created_at END,
+           created_at = CASE WHEN o.newer THEN o.w_created_at ELSE c.created_at END,
+           version_at = CASE WHEN o.newer THEN o.w_version_at ELSE c.version_at END,
+           timeline = CASE WHEN o.appends THEN o.w_timeline ELSE c.timeline END,
+           last_fact_at = CASE WHEN o.appends THEN o.w_at ELSE c.last_fact_at END,
+           last_fact_seq = CASE WHEN o.appends THEN o.w_seq ELSE c.last_fact_seq END
+         FROM (SELECT o.account_id, o.id, o.created_at, o.assignee_id, o.team_id, o.inbox_id, o.version_at <= w.version_at AS newer, coalesce(f.appends, false) AS appends,
+                      w.inbox_id AS w_inbox_id, w.status AS w_status, w.assignee_id AS w_assignee_id, w.team_id AS w_team_id, w.labels AS w_labels,
+                      w.waiting_since AS w_waiting_since, w.first_reply_created_at AS w_first_reply_created_at, w.created_at AS w_created_at,
+                      w.version_at AS w_version_at, w.timeline AS w_timeline, w.at AS w_at, w.seq AS w_seq
+                 FROM w JOIN conversations o ON o.account_id = $1 AND o.id = w.id LEFT JOIN f ON f.id = w.id) o
         WHERE c.account_id = o.account_id AND c.id = o.id AND NOT c.deleted AND (o.newer OR o.appends)
-        RETURNING o.newer AS updated, c.created_at, c.assignee_id, c.team_id, c.inbox_id,
+        RETURNING c.id, o.newer AS updated, c.created_at, c.assignee_id, c.team_id, c.inbox_id,
                   o.created_at AS old_created_at, o.assignee_id AS old_assignee_id, o.team_id AS old_team_id, o.inbox_id AS old_inbox_id)
-  SELECT u.*, f.recorded, f.appends FROM (SELECT 1) one LEFT JOIN up u ON true LEFT JOIN f ON true`;
-const factWrite = prepared(FACT_WRITE);
+  SELECT u.updated, u.created_at, u.assignee_id, u.team_id, u.inbox_id, u.old_created_at, u.old_assignee_id, u.old_team_id, u.old_inbox_id,
+         f.id IS NOT NULL AS recorded, f.appends
+    FROM w LEFT JOIN up u ON u.id = w.id LEFT JOIN f ON f.id = w.id ORDER BY w.n`;
+const writeMany = prepared(WRITE_CONVERSATIONS);
+
+type WriteRow = Partial<SnapshotRow> & { updated: boolean | null; recorded: boolean; appends: boolean | null };
+
+/** The statement's thirty-eight arrays of `writes` (all of one account, one a conversation). */
+function writeArrays(writes: readonly ConversationWrite[]): unknown[] {
+  const col = <T>(f: (w: ConversationWrite) => T): T[] => writes.map(f);
+  const fact = <T>(f: (x: NewFact) => T): Array<T | null> => writes.map((w) => (w.fact ? f(w.fact) : null));
+  const events = writes.flatMap((w) => w.events.map((e) => Object.assign({ conversation_id: w.snap.id }, e)));
+  return [
+    col((w) => w.snap.id),
+    col((w) => w.snap.inbox_id),
+    col((w) => w.snap.status),
+    col((w) => w.snap.assignee_id),
+    col((w) => w.snap.team_id),
+    col((w) => JSON.stringify(w.snap.labels)),
+    col((w) => fromUnix(w.snap.waiting_since)),
+    col((w) => fromUnix(w.snap.first_reply_created_at)),
+    col((w) => fromUnix(w.snap.created_at)),
+    col((w) => w.occurredAt),
+    col((w) => w.fact !== null),
+    fact((f) => f.event_id),
+    fact((f) => f.kind),
+    fact((f) => f.at),
+    fact((f) => f.seq),
+    fact((f) => f.inbox_id),
+    fact((f) => f.assignee_id),
+    fact((f) => f.team_id),
+    fact((f) => f.message_type),
+    fact((f) => f.private),
+    fact((f) => f.sender_type),
+    fact((f) => f.sender_id),
+    fact((f) => f.automated),
+    fact((f) => f.status_from),
+    fact((f) => f.status_to),
+    fact((f) => f.actor_type),
+    fact((f) => (f.business_hours === null ? null : JSON.stringify(f.business_hours))),
+    col((w) => w.canAppend),
+    col((w) => w.timeline),
+    ...eventArrays(events),
+  ];
+}
 
 /**
- * Applies a fact to its locked conversation (`state`, from `lockConversation`) in one statement
- * (`FACT_WRITE`): when the stored timeline can take it (it is there and begins at the known
- * creation time), the fact's events are derived from it beforehand and written if the fact
- * indeed comes after every other. Answers null when the fact was there already; else whether it
- * was appended, and the rollup items of the fact and of its events (the caller adds them: a
- * fact that was not appended needs its conversation rebuilt, which adds the events' own).
+ * Sends writes of one account's conversations (`WRITE_CONVERSATIONS`), then what each one's
+ * outcome asks for: the conversation moved in the `conversations` rollups if the snapshot moved
+ * it; a recorded fact's rollup items (and its events') added, or, when it did not come after the
+ * others, its conversation's events rebuilt from all its facts.
  */
-export async function applyFact(tx: Executor, state: ConversationState, snap: ConversationSnapshot, occurredAt: string, f: NewFact): Promise<{ appended: boolean; items: RollupItem[] } | null> {
+async function sendWrites(tx: Executor, accountId: number, writes: readonly ConversationWrite[]): Promise<void> {
+  const { rows } = await tx.query<WriteRow>(writeMany([accountId, ...writeArrays(writes)]));
+  for (const [k, w] of writes.entries()) {
+    const row = rows[k];
+    await countMove(tx, accountId, row?.updated ? (row as SnapshotRow) : undefined);
+    if (!w.fact || !row?.recorded) continue;
+    const appended = row.appends === true;
+    const items = [...factItems(w.fact, 1), ...(appended ? w.events.map((e) => eventItem(e, 1)) : [])];
+    if (appended) await bumpRollups(tx, accountId, items);
+    else await rebuildConversation(tx, accountId, w.snap.id, w.state.created_at ?? w.createdAt, items);
+  }
+}
+
+/** The pending writes of a batch, sent: one statement an account, accounts in order. */
+async function flushWrites(tx: Executor, cache: Prefetched): Promise<void> {
+  if (cache.pending.size === 0) return;
+  const byAccount = new Map<number, ConversationWrite[]>();
+  for (const w of cache.pending.values()) {
+    const list = byAccount.get(w.snap.account_id);
+    if (list) list.push(w);
+    else byAccount.set(w.snap.account_id, [w]);
+  }
+  cache.pending.clear();
+  for (const [accountId, writes] of [...byAccount].sort((a, b) => a[0] - b[0])) await sendWrites(tx, accountId, writes);
+}
+
+/**
+ * Applies an event to its locked conversation (`state`, from `lockConversation`): its snapshot
+ * kept if newest and its fact (`f`, or null) recorded; when the stored timeline can take the fact
+ * (it is there and begins at the known creation time), the fact's events are derived from it here
+ * and written if the fact indeed comes after every other. In a batch whose conversations were locked
+ * together (`lockConversations`) the write waits for the batch's others, all sent in one statement
+ * (before anything locks one of their conversations again, at the latest at the commit); anywhere
+ * else it is sent at once.
+ */
+export async function writeConversation(tx: Executor, state: ConversationState, snap: ConversationSnapshot, occurredAt: string, f: NewFact | null, createdAt: Date): Promise<void> {
   const { timeline } = state;
-  const canAppend = timeline !== null && state.created_at !== null && timeline.createdAt === state.created_at.getTime();
+  const canAppend = f !== null && timeline !== null && state.created_at !== null && timeline.createdAt === state.created_at.getTime();
   const events = canAppend ? stepTimeline(timeline, f) : [];
-  const r = await tx.query<Partial<SnapshotRow> & { updated: boolean | null; recorded: boolean | null; appends: boolean | null }>(
-    factWrite([
-      ...snapshotParams(snap, occurredAt),
-      ...factParams(f),
-      canAppend,
-      canAppend ? timeline : null,
-      ...eventArrays(events.map((e) => Object.assign({ conversation_id: f.conversation_id }, e))),
-    ]),
-  );
-  const row = r.rows[0];
-  await countMove(tx, snap.account_id, row?.updated ? (row as SnapshotRow) : undefined);
-  if (!row?.recorded) return null;
-  const appended = row.appends === true;
-  return { appended, items: [...factItems(f, 1), ...(appended ? events.map((e) => eventItem(e, 1)) : [])] };
+  const write: ConversationWrite = { state, snap, occurredAt, fact: f, canAppend, events, timeline: canAppend ? JSON.stringify(timeline) : null, createdAt };
+  const cache = prefetchedIn(tx);
+  if (cache?.batch) cache.pending.set(`${snap.account_id}:${snap.id}`, write);
+  else await sendWrites(tx, snap.account_id, [write]);
 }
 
 const num = (v: unknown) => (v === null || v === undefined ? null : Number(v));
