@@ -139,9 +139,9 @@ const MISSED = {
   runs lost their unique index (14.8 -> 8.9 µs a row), and reports and the webhooks fan-out batch for up
   to 200 ms (bench:ab rule: B/A 0.910 and 0.977); later, per-event objects built without a slow spread and
   activity messages kept from reports and the webhooks queue by the broker (0.968, then 0.953-0.988). On the
-  slower host of that night a rule message cost 24-32 CPU ms. Left: fewer statements and hops a message (reports' fact writes one
-  statement a batch instead of one an event, the rule's commands of a batch in one call, the runs written
-  for rules that did not match) before fewer indexes.`;
+  slower host of that night a rule message cost 24-32 CPU ms. Since (2026-11-30 afternoon): reports' writes
+  one statement a batch instead of one an event. Left: fewer statements and hops a message (the rule's
+  commands of a batch in one call, the runs written for rules that did not match) before fewer indexes.`;
   },
   rss: `A service holds 20-30 MB live; the rest is V8's heap slack and the node binary's pages (~45 MB of file
   pages per process). The services run with the young generation capped and the old generation grown
@@ -1202,6 +1202,31 @@ the scenario).
     parsed (and stringified): about 1.1 ms more in Postgres for at most ~0.8 ms less in the service (its
     parse, presenter, \`JSON.stringify\` and their GC). Not a lever. (The prototype's first version cost
     5.9 ms: a lateral \`::jsonb\` cast is pulled up into every reference of it unless \`OFFSET 0\` fences it.)
+- **An AMD EPYC host under software virtualization (2026-11-30, 13:40-15:30 UTC; 2 cores; bare node:http 0.021-0.040
+  CPU ms, moving 1.4-1.8x within a run; side by side only):**
+  - What a system call costs here (\`perf record -g\` on the Postgres backends and on the gateway and
+    conversations processes during replies): the kernel's \`pvm_irq_enable\` (the hypervisor's
+    interrupt enable, on every system call that sleeps or wakes a peer) was 13-14% of each; a small
+    loopback write cost its sender 16-24 µs of system time. System time was 26% of a reply's CPU
+    (\`/proc\` utime and stime), RabbitMQ's 42%.
+  - A reply's system calls, counted (\`strace -c\`, 2,000 replies, per reply): Postgres 28 (recvfrom 9.1,
+    sendto 5.6, epoll_wait 4.0, lseek 4.0, fdatasync 0.8), RabbitMQ 14-18, conversations 13 (reads 4.2,
+    writes 5.2: three to Postgres, the answer, one publish), gateway 7.7, reports 6.0, automation 5.0,
+    realtime 3.6; context switches 32 (Postgres 8.5 voluntary, RabbitMQ 13). Counts do not move with the
+    host's speed, so they tell a change in round trips that CPU figures here cannot.
+  - Reports' writes one statement a batch instead of one an event (\`writeConversation\`, d6c003c): its
+    system calls 6.0 -> 2.8 a reply (writes to Postgres 1.07 -> 0.12), Postgres's sendto 5.6 -> 5.0;
+    \`bench:ab\` message create B/A 0.909 and 0.966 (two runs of five rounds; reports' Postgres -0.32 and
+    -0.34 ms, reports -0.15 and -0.23 in the rounds nearest the median).
+  - Tried, not taken: Postgres through its Unix socket instead of TCP (\`bench:ab\`, the list 0.951,
+    message create 1.001); RabbitMQ's classic queues version 2 (\`x-queue-version\`: message create 1.009,
+    public 1.105, and a queue declared before keeps refusing the other version, so existing deployments
+    would fail to start); the relay's publishes of a batch in one socket write (amqplib's writer corked:
+    conversations 0.93 writes a reply fewer, RabbitMQ 2.5 system calls fewer, but B/A 0.949 and public
+    1.015, within the noise, for a patch of the library's internals).
+  - The message insert's own cost (\`EXPLAIN ANALYZE\`, warm): 0.17-0.21 ms, of which the search-hits
+    trigger 0.045 and the foreign key's check 0.017; \`pgbench\` of the reply's statements without the
+    trigger, 0.08-0.10 CPU ms a transaction less (of 0.59-0.75), without the trigram index 0.06-0.15.
 - Query plans of the conversation list and \`q\` search on 100k conversations are in the conversations
   section of \`architecture.md\` (\`pnpm --filter @parley/conversations explain\`); the audit log's list
   timings on 2M entries in its section (\`pnpm --filter @parley/audit bench\`).
