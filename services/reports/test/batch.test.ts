@@ -31,16 +31,16 @@ describe('reports consumer: a batch gives what one event at a time gives', () =>
   });
 
   /** The statements a transaction of `inOneTransaction` sent that write conversations and their facts (`WRITE_CONVERSATIONS`), by their text. */
-  let factStatements = 0;
+  let writeStatements = 0;
   /** Runs events as the kernel runs a batch: one transaction, the batch's handler over all of them. */
   const inOneTransaction = async (events: EventEnvelope[], consumer = spec) => {
     const tx = await pg.connect();
     const query = tx.query.bind(tx) as (...args: unknown[]) => unknown;
-    factStatements = 0;
+    writeStatements = 0;
     // The real client, its statements counted on their way to Postgres.
     (tx as unknown as { query: unknown }).query = (...args: unknown[]) => {
       const text = typeof args[0] === 'string' ? args[0] : (args[0] as { text?: string } | null)?.text;
-      if (text?.includes('INSERT INTO conversation_facts')) factStatements += 1;
+      if (text?.includes('INSERT INTO conversation_facts')) writeStatements += 1;
       return query(...args);
     };
     try {
@@ -83,7 +83,9 @@ describe('reports consumer: a batch gives what one event at a time gives', () =>
 
   const derived = async (accountId: number) => ({
     events: (await pg.query('SELECT conversation_id, name, value, event_start_time, event_end_time, user_id FROM reporting_events WHERE account_id = $1 ORDER BY 1, 5, 2', [accountId])).rows,
-    conversations: (await pg.query('SELECT id, status, timeline, last_fact_at, last_fact_seq FROM conversations WHERE account_id = $1 ORDER BY id', [accountId])).rows,
+    conversations: (
+      await pg.query('SELECT id, status, labels, assignee_id, team_id, inbox_id, created_at, version_at, waiting_since, timeline, last_fact_at, last_fact_seq FROM conversations WHERE account_id = $1 ORDER BY id', [accountId])
+    ).rows,
     rollups: (await pg.query('SELECT metric, dim, grain, bucket, dim_id, n, v FROM rollups WHERE account_id = $1 ORDER BY 1, 2, 3, 4, 5', [accountId])).rows,
   });
 
@@ -125,8 +127,8 @@ describe('reports consumer: a batch gives what one event at a time gives', () =>
   it("when a batch holds messages and updates of many conversations of two accounts, then their writes go to Postgres in one statement an account, and events, timelines and rollups are those of one event at a time", async () => {
     const ids = [1, 2, 3, 4];
     for (const accountId of [20, 21, 22, 23]) await inOneTransaction(ids.map((id) => envelope(accountId, 'conversation.created', conversation(accountId, id), T0)));
-    // Each conversation: a contact's message, then an update of its snapshot (assigned to agent 4), then a reply.
-    const updated = (accountId: number, id: number, atMs: number) => envelope(accountId, 'conversation.updated', { ...conversation(accountId, id), assignee_id: 4 }, atMs);
+    // Each conversation: a contact's message, then an update of its snapshot (labels, in an order that is not sorted, and a team), then a reply.
+    const updated = (accountId: number, id: number, atMs: number) => envelope(accountId, 'conversation.updated', { ...conversation(accountId, id), labels: ['vip', 'billing'], team_id: 8 }, atMs);
     const rounds = (accountId: number) => [
       ids.map((id) => message(accountId, id, 100 + id, 0, T0 + id * 1000)),
       ids.map((id) => updated(accountId, id, T0 + 50_000 + id * 1000)),
@@ -137,17 +139,26 @@ describe('reports consumer: a batch gives what one event at a time gives', () =>
     for (const [k, round] of r20.entries()) {
       await inOneTransaction(round.flatMap((e, i) => [e, r21[k]?.[i] as EventEnvelope]));
       // The writes (facts, snapshots) of both accounts' conversations: one statement an account, not one a conversation.
-      expect(factStatements).toBe(2);
+      expect(writeStatements).toBe(2);
+      if (k === 1) {
+        // The updates' snapshots kept: labels in their order, the team.
+        const kept = await pg.query('SELECT labels, team_id::int AS team FROM conversations WHERE account_id IN (20, 21) ORDER BY account_id, id');
+        expect(kept.rows).toEqual([...ids, ...ids].map(() => ({ labels: ['vip', 'billing'], team: 8 })));
+      }
     }
-    for (const accountId of [22, 23]) for (const event of rounds(accountId).flat()) await inOneTransaction([event]);
-    expect(factStatements).toBe(1);
+    for (const accountId of [22, 23]) {
+      for (const event of rounds(accountId).flat()) {
+        await inOneTransaction([event]);
+        expect(writeStatements).toBe(1);
+      }
+    }
     const [b20, b21, o22, o23] = [await derived(20), await derived(21), await derived(22), await derived(23)];
     expect(o22.events.map((e) => `${e.conversation_id} ${e.name} ${e.value} ${e.user_id}`)).toEqual(ids.flatMap((id) => [`${id} first_response ${120 + id} 3`, `${id} reply_time 120 3`]));
     expect(o22.conversations.map((c) => c.last_fact_seq)).toEqual(ids.map((id) => String(200 + id)));
     expect(b20).toEqual(o22);
     expect(b21).toEqual(o23);
-    const assignees = await pg.query('SELECT account_id, array_agg(assignee_id::int ORDER BY id) AS a FROM conversations WHERE account_id IN (20, 21, 22, 23) GROUP BY 1 ORDER BY 1');
-    expect(assignees.rows.map((r) => r.a)).toEqual([20, 21, 22, 23].map(() => [3, 3, 3, 3]));
+    // The replies' snapshots (after the updates) are the conversations' last: no labels, no team again.
+    expect(b20.conversations.map((c) => [c.labels, c.team_id])).toEqual(ids.map(() => [[], null]));
   });
   it('when a batch holds a late fact of a conversation (its events rebuilt) and then a later one, then the later one is derived from the rebuilt timeline, as one at a time', async () => {
     for (const accountId of [7, 8]) await inOneTransaction([envelope(accountId, 'conversation.created', conversation(accountId, 1), T0)]);

@@ -2,7 +2,7 @@ import type { PoolClient } from 'pg';
 import { accountOf, defineConsumer, NOT_ACTIVITY_MESSAGES, type ConversationSnapshot, type EventEnvelope, type ProjectionKit, type TypedEnvelope } from '@parley/shared';
 import { businessHoursOf, type BusinessHours } from './business-hours';
 import { deleteLabel, renameLabel, upsertLabel } from './labels';
-import { applySnapshot, deleteAccount, lockConversations, deleteConversation, lockConversation, rebuildConversation, writeConversation, type ConversationState, type NewFact } from './repository';
+import { deleteAccount, lockConversations, deleteConversation, lockConversation, rebuildConversation, writeConversation, type ConversationState, type NewFact } from './repository';
 
 /** What every fact copies from the conversation as it was after the change. */
 function context(snap: ConversationSnapshot) {
@@ -33,8 +33,8 @@ async function applyToConversation(
   const createdAt = new Date(snap.created_at * 1000);
   const snapshot = { ...snap, account_id: accountId };
   if (!fact && state.created_at === null) {
-    // The first time the conversation's creation is known: its events rebuilt from its facts.
-    await applySnapshot(tx, snapshot, event.occurred_at);
+    // The first time the conversation's creation is known: its events rebuilt from its facts (the snapshot written first).
+    await writeConversation(tx, state, snapshot, event.occurred_at, null, createdAt, { now: true });
     await rebuildConversation(tx, accountId, snap.id, createdAt);
     return;
   }

@@ -41,7 +41,9 @@ const stateOfRow = ({ inbox_copy_id: copyId, inbox_copy_data: copyData, ...row }
  * writes of the batch's events not yet sent (`pending`, `writeConversation`), one a conversation,
  * sent together in one statement an account: before anything locks one of their conversations
  * again, and at the latest at the commit. Gathered with the lock, before any rollups of the
- * transaction, so its flush (the writes, which add rollups) runs before theirs.
+ * transaction, so its flush (the writes, which add rollups) runs before theirs (and were it not,
+ * `bumpRollups` writes what comes after theirs at once). A write that fails fails the batch (the
+ * kernel then takes its events one at a time), in the span of a later event or of the commit.
  */
 interface Prefetched {
   batch: boolean;
@@ -63,8 +65,8 @@ const prefetchedIn = (tx: Executor) =>
 export async function lockConversation(tx: Executor, accountId: number, id: number, inboxId: number | null = null): Promise<ConversationState> {
   const cache = prefetchedIn(tx);
   const key = `${accountId}:${id}`;
-  // An event before this one left its write of the conversation pending: sent first, so this one reads what it wrote.
-  if (cache?.pending.has(key)) await flushWrites(tx, cache);
+  // An event before this one left its write of the conversation pending: its account's are sent first, so this one reads what it wrote.
+  if (cache?.pending.has(key)) await flushWrites(tx, cache, accountId);
   const hit = cache?.rows.get(key);
   if (cache && hit) {
     cache.rows.delete(key);
@@ -112,29 +114,8 @@ export async function lockConversations(tx: Executor, wanted: ReadonlyArray<{ ac
 
 const fromUnix = (s: number | null) => (s === null ? null : new Date(s * 1000));
 
-/**
- * Keeps the newest snapshot (by the owner's event time): an older event never overwrites newer
- * state. A change of the conversation's creation time, assignee, team or inbox moves it in the
- * `conversations` rollups (an agent's or team's conversations are those assigned to them now).
- */
-const SNAPSHOT_UPDATE = `UPDATE conversations c SET inbox_id = $3, status = $4, assignee_id = $5, team_id = $6, labels = $7, waiting_since = $8,
-            first_reply_created_at = $9, created_at = $10, version_at = $11
-       FROM conversations o
-      WHERE c.account_id = $1 AND c.id = $2 AND o.account_id = c.account_id AND o.id = c.id AND c.version_at <= $11 AND NOT c.deleted
-      RETURNING c.created_at, c.assignee_id, c.team_id, c.inbox_id,
-                o.created_at AS old_created_at, o.assignee_id AS old_assignee_id, o.team_id AS old_team_id, o.inbox_id AS old_inbox_id`;
-const updateSnapshot = prepared(SNAPSHOT_UPDATE);
-
+/** The row a snapshot's update answers: the conversation as it counts now and as it counted before. */
 type SnapshotRow = ConversationRow & { old_created_at: Date | null; old_assignee_id: string | null; old_team_id: string | null; old_inbox_id: string | null };
-const snapshotParams = (snap: ConversationSnapshot, occurredAt: string): unknown[] => [
-  snap.account_id, snap.id, snap.inbox_id, snap.status, snap.assignee_id, snap.team_id, snap.labels, fromUnix(snap.waiting_since), fromUnix(snap.first_reply_created_at), fromUnix(snap.created_at), occurredAt,
-];
-
-export async function applySnapshot(tx: Executor, snap: ConversationSnapshot, occurredAt: string): Promise<void> {
-  // `o` is the row as it was before this statement (the conversation is locked: lockConversation).
-  const r = await tx.query<SnapshotRow>(updateSnapshot(snapshotParams(snap, occurredAt)));
-  await countMove(tx, snap.account_id, r.rows[0]);
-}
 
 /** A snapshot's update moved the conversation in the `conversations` rollups (`row`: the update's, undefined when it changed nothing). */
 async function countMove(tx: Executor, accountId: number, row: SnapshotRow | undefined): Promise<void> {
@@ -201,15 +182,14 @@ export interface NewFact extends Fact {
  * can be appended (`events`, and `timeline` as it stands after the fact, as JSON).
  */
 interface ConversationWrite {
-  state: ConversationState;
   snap: ConversationSnapshot;
   occurredAt: string;
   fact: NewFact | null;
   canAppend: boolean;
   events: DerivedEvent[];
   timeline: string | null;
-  /** The creation time a rebuild starts from when the row knows none (the snapshot's). */
-  createdAt: Date;
+  /** Where a rebuild of the conversation's events starts: its creation time as the row knew it, else the snapshot's. */
+  rebuildFrom: Date;
 }
 
 /**
@@ -231,7 +211,8 @@ const WRITE_CONVERSATIONS = `WITH w AS (
                          $22::text[], $23::bigint[], $24::boolean[], $25::text[], $26::text[], $27::text[], $28::jsonb[], $29::boolean[], $30::jsonb[])
       WITH ORDINALITY AS w(id, inbox_id, status, assignee_id, team_id, labels, waiting_since, first_reply_created_at, created_at, version_at,
                            has_fact, event_id, kind, at, seq, f_inbox_id, f_assignee_id, f_team_id, message_type, private,
-                           sender_type, sender_id, automated, status_from, status_to, actor_type, business_hours, can_append, timeline, n)),
+                           sender_type, sender_id, automated, status_from, status_to, actor_type, business_hours, can_append, timeline, n)
+     WHERE ${fewRows('w.id')}),
   ins AS (INSERT INTO conversation_facts (account_id, conversation_id, event_id, kind, at, seq, inbox_id, assignee_id, team_id, message_type, private,
                                           sender_type, sender_id, automated, status_from, status_to, actor_type, business_hours)
           SELECT $1, w.id, w.event_id, w.kind, w.at, w.seq, w.f_inbox_id, w.f_assignee_id, w.f_team_id, w.message_type, w.private,
@@ -246,7 +227,7 @@ const WRITE_CONVERSATIONS = `WITH w AS (
            status = CASE WHEN o.newer THEN o.w_status ELSE c.status END,
            assignee_id = CASE WHEN o.newer THEN o.w_assignee_id ELSE c.assignee_id END,
            team_id = CASE WHEN o.newer THEN o.w_team_id ELSE c.team_id END,
-           labels = CASE WHEN o.newer THEN ARRAY(SELECT jsonb_array_elements_text(o.w_labels)) ELSE c.labels END,
+           labels = CASE WHEN o.newer THEN ARRAY(SELECT l.x FROM jsonb_array_elements_text(o.w_labels) WITH ORDINALITY AS l(x, i) ORDER BY l.i) ELSE c.labels END,
            waiting_since = CASE WHEN o.newer THEN o.w_waiting_since ELSE c.waiting_since END,
            first_reply_created_at = CASE WHEN o.newer THEN o.w_first_reply_created_at ELSE c.first_reply_created_at END,
            created_at = CASE WHEN o.newer THEN o.w_created_at ELSE c.created_at END,
@@ -323,20 +304,22 @@ async function sendWrites(tx: Executor, accountId: number, writes: readonly Conv
     const appended = row.appends === true;
     const items = [...factItems(w.fact, 1), ...(appended ? w.events.map((e) => eventItem(e, 1)) : [])];
     if (appended) await bumpRollups(tx, accountId, items);
-    else await rebuildConversation(tx, accountId, w.snap.id, w.state.created_at ?? w.createdAt, items);
+    else await rebuildConversation(tx, accountId, w.snap.id, w.rebuildFrom, items);
   }
 }
 
-/** The pending writes of a batch, sent: one statement an account, accounts in order. */
-async function flushWrites(tx: Executor, cache: Prefetched): Promise<void> {
+/** The pending writes of a batch (of one account, or all), sent: one statement an account, accounts in order. */
+async function flushWrites(tx: Executor, cache: Prefetched, only?: number): Promise<void> {
   if (cache.pending.size === 0) return;
   const byAccount = new Map<number, ConversationWrite[]>();
-  for (const w of cache.pending.values()) {
-    const list = byAccount.get(w.snap.account_id);
+  for (const [key, w] of cache.pending) {
+    const accountId = w.snap.account_id;
+    if (only !== undefined && accountId !== only) continue;
+    cache.pending.delete(key);
+    const list = byAccount.get(accountId);
     if (list) list.push(w);
-    else byAccount.set(w.snap.account_id, [w]);
+    else byAccount.set(accountId, [w]);
   }
-  cache.pending.clear();
   for (const [accountId, writes] of [...byAccount].sort((a, b) => a[0] - b[0])) await sendWrites(tx, accountId, writes);
 }
 
@@ -344,18 +327,28 @@ async function flushWrites(tx: Executor, cache: Prefetched): Promise<void> {
  * Applies an event to its locked conversation (`state`, from `lockConversation`): its snapshot
  * kept if newest and its fact (`f`, or null) recorded; when the stored timeline can take the fact
  * (it is there and begins at the known creation time), the fact's events are derived from it here
- * and written if the fact indeed comes after every other. In a batch whose conversations were locked
- * together (`lockConversations`) the write waits for the batch's others, all sent in one statement
- * (before anything locks one of their conversations again, at the latest at the commit); anywhere
- * else it is sent at once.
+ * and written if the fact indeed comes after every other. The snapshot is kept only if no later one
+ * was (by the owner's event time); a change of the conversation's creation time, assignee, team or
+ * inbox moves it in the `conversations` rollups. In a batch whose conversations were locked together
+ * (`lockConversations`) the write waits for the batch's others, all sent in one statement (before
+ * anything locks one of their conversations again, at the latest at the commit); anywhere else, or
+ * asked to (`now`: the caller reads what it wrote), it is sent at once.
  */
-export async function writeConversation(tx: Executor, state: ConversationState, snap: ConversationSnapshot, occurredAt: string, f: NewFact | null, createdAt: Date): Promise<void> {
+export async function writeConversation(
+  tx: Executor,
+  state: ConversationState,
+  snap: ConversationSnapshot,
+  occurredAt: string,
+  f: NewFact | null,
+  createdAt: Date,
+  opts: { now?: boolean } = {},
+): Promise<void> {
   const { timeline } = state;
   const canAppend = f !== null && timeline !== null && state.created_at !== null && timeline.createdAt === state.created_at.getTime();
   const events = canAppend ? stepTimeline(timeline, f) : [];
-  const write: ConversationWrite = { state, snap, occurredAt, fact: f, canAppend, events, timeline: canAppend ? JSON.stringify(timeline) : null, createdAt };
+  const write: ConversationWrite = { snap, occurredAt, fact: f, canAppend, events, timeline: canAppend ? JSON.stringify(timeline) : null, rebuildFrom: state.created_at ?? createdAt };
   const cache = prefetchedIn(tx);
-  if (cache?.batch) cache.pending.set(`${snap.account_id}:${snap.id}`, write);
+  if (cache?.batch && !opts.now) cache.pending.set(`${snap.account_id}:${snap.id}`, write);
   else await sendWrites(tx, snap.account_id, [write]);
 }
 

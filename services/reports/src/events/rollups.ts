@@ -47,9 +47,16 @@ export function rollupArrays(items: readonly RollupItem[]): unknown[] {
   ];
 }
 
-/** The items a transaction adds, by account, written together at its commit (`bumpRollups`). */
-type Gathered = Map<number, RollupItem[]>;
+/**
+ * The items a transaction adds, by account, written together at its commit (`bumpRollups`);
+ * `written` once they were (a flush that runs after theirs, at the same commit, writes its own at once).
+ */
+interface Gathered {
+  byAccount: Map<number, RollupItem[]>;
+  written: boolean;
+}
 const GATHERED = 'reports.rollups';
+const gatheredIn = (tx: Executor) => gatherForCommit<Gathered>(tx, GATHERED, () => ({ byAccount: new Map(), written: false }), writeGathered);
 
 /**
  * Adds items to the rollups in the caller's transaction, one statement that touches its rows in key
@@ -64,20 +71,21 @@ const GATHERED = 'reports.rollups';
  */
 export async function bumpRollups(tx: Executor, accountId: number, items: readonly RollupItem[]): Promise<void> {
   if (items.length === 0) return;
-  const gathered = gatherForCommit<Gathered>(tx, GATHERED, () => new Map(), writeGathered);
-  if (!gathered) return writeRollups(tx, accountId, items);
-  const list = gathered.get(accountId);
+  const gathered = gatheredIn(tx);
+  if (!gathered || gathered.written) return writeRollups(tx, accountId, items);
+  const list = gathered.byAccount.get(accountId);
   if (list) list.push(...items);
-  else gathered.set(accountId, [...items]);
+  else gathered.byAccount.set(accountId, [...items]);
 }
 
 /** An account deleted in the transaction: what it gathered for that account's rollups is dropped with them. */
 export function dropGatheredRollups(tx: Executor, accountId: number): void {
-  gatherForCommit<Gathered>(tx, GATHERED, () => new Map(), writeGathered)?.delete(accountId);
+  gatheredIn(tx)?.byAccount.delete(accountId);
 }
 
 async function writeGathered(tx: Executor, gathered: Gathered): Promise<void> {
-  for (const [accountId, items] of [...gathered].sort((a, b) => a[0] - b[0])) await writeRollups(tx, accountId, items);
+  gathered.written = true;
+  for (const [accountId, items] of [...gathered.byAccount].sort((a, b) => a[0] - b[0])) await writeRollups(tx, accountId, items);
 }
 
 async function writeRollups(tx: Executor, accountId: number, items: readonly RollupItem[]): Promise<void> {
