@@ -284,14 +284,19 @@ describe('webhook delivery', () => {
     const { accountId, conv, api } = setup();
     const rx = await receiver();
     let rotated: string | null = null;
-    // Fails until the secret has been rotated, so the retries straddle the rotation.
-    rx.respond = () => ({ status: rotated ? 200 : 503 });
+    let rotationDone: () => void = () => undefined;
+    const rotation = new Promise<void>((resolve) => (rotationDone = resolve));
+    // Fails until the secret has been rotated, so the retries straddle the rotation. An attempt made
+    // before it is answered only once it is done: on a slow machine the retries (100-400 ms apart,
+    // four attempts) could otherwise all fail before the rotation's request is answered.
+    rx.respond = async () => (rotated ? { status: 200 } : (await rotation, { status: 503 }));
     const wh = await hook(api, rx.url, ['conversation_created']);
     await bus.publish(envelope('conversation.created', accountId, conv, { actor: userActor }));
     await waitFor(() => rx.received.length >= 1, { what: 'first attempt' });
     const res = await api('POST', `/webhooks/${wh.id}/rotate_secret`);
     expect(res.status).toBe(200);
     rotated = res.body.payload.webhook.secret as string;
+    rotationDone();
     const ok = await waitFor(() => rx.received.find((r) => verify(r, rotated as string)), { what: 'a retry signed with the new secret' });
     expect(verify(rx.received[0] as Received, wh.secret)).toBe(true);
     expect(verify(ok, wh.secret)).toBe(false);
