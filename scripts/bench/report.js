@@ -1217,7 +1217,10 @@ the scenario).
   - Reports' writes one statement a batch instead of one an event (\`writeConversation\`, d6c003c): its
     system calls 6.0 -> 2.8 a reply (writes to Postgres 1.07 -> 0.12), Postgres's sendto 5.6 -> 5.0;
     \`bench:ab\` message create B/A 0.909 and 0.966 (two runs of five rounds; reports' Postgres -0.32 and
-    -0.34 ms, reports -0.15 and -0.23 in the rounds nearest the median).
+    -0.34 ms, reports -0.15 and -0.23 in the rounds nearest the median); public message create 0.995 and
+    1.005 (reports' Postgres -0.29 and -0.25 again, the totals within the noise), the list 0.995 and 1.011
+    (untouched: the method's noise); rule messages at 50/s, 1.022 (one run of four: at that rate a batch
+    holds one or two events, so there is little to merge).
   - Tried, not taken: Postgres through its Unix socket instead of TCP (\`bench:ab\`, the list 0.951,
     message create 1.001); RabbitMQ's classic queues version 2 (\`x-queue-version\`: message create 1.009,
     public 1.105, and a queue declared before keeps refusing the other version, so existing deployments
