@@ -1226,7 +1226,9 @@ the scenario).
     public 1.105, and a queue declared before keeps refusing the other version, so existing deployments
     would fail to start); the relay's publishes of a batch in one socket write (amqplib's writer corked:
     conversations 0.93 writes a reply fewer, RabbitMQ 2.5 system calls fewer, but B/A 0.949 and public
-    1.015, within the noise, for a patch of the library's internals).
+    1.015, within the noise, for a patch of the library's internals); every service with
+    \`--single-threaded-gc\` (its GC helper threads' wake-ups, ~0.7 futex calls a reply in the
+    conversations service, gone): the list 1.040 and message create 1.098 (one run of four), worse.
   - The message insert's own cost (\`EXPLAIN ANALYZE\`, warm): 0.17-0.21 ms, of which the search-hits
     trigger 0.045 and the foreign key's check 0.017; \`pgbench\` of the reply's statements without the
     trigger, 0.08-0.10 CPU ms a transaction less (of 0.59-0.75), without the trigram index 0.06-0.15.
