@@ -179,13 +179,12 @@ export interface NewFact extends Fact {
 /**
  * One event's write of its locked conversation (`writeConversation`): the snapshot it brings, and
  * its fact if it is one, with the reporting events derived from the stored timeline when the fact
- * can be appended (`events`, and `timeline` as it stands after the fact, as JSON).
+ * can be appended (`events`, and `timeline` as it stands after the fact, as JSON; null when it cannot).
  */
 interface ConversationWrite {
   snap: ConversationSnapshot;
   occurredAt: string;
   fact: NewFact | null;
-  canAppend: boolean;
   events: DerivedEvent[];
   timeline: string | null;
   /** Where a rebuild of the conversation's events starts: its creation time as the row knew it, else the snapshot's. */
@@ -283,7 +282,7 @@ function writeArrays(writes: readonly ConversationWrite[]): unknown[] {
     fact((f) => f.status_to),
     fact((f) => f.actor_type),
     fact((f) => (f.business_hours === null ? null : JSON.stringify(f.business_hours))),
-    col((w) => w.canAppend),
+    col((w) => w.timeline !== null),
     col((w) => w.timeline),
     ...eventArrays(events),
   ];
@@ -346,7 +345,7 @@ export async function writeConversation(
   const { timeline } = state;
   const canAppend = f !== null && timeline !== null && state.created_at !== null && timeline.createdAt === state.created_at.getTime();
   const events = canAppend ? stepTimeline(timeline, f) : [];
-  const write: ConversationWrite = { snap, occurredAt, fact: f, canAppend, events, timeline: canAppend ? JSON.stringify(timeline) : null, rebuildFrom: state.created_at ?? createdAt };
+  const write: ConversationWrite = { snap, occurredAt, fact: f, events, timeline: canAppend ? JSON.stringify(timeline) : null, rebuildFrom: state.created_at ?? createdAt };
   const cache = prefetchedIn(tx);
   if (cache?.batch && !opts.now) cache.pending.set(`${snap.account_id}:${snap.id}`, write);
   else await sendWrites(tx, snap.account_id, [write]);
