@@ -603,11 +603,13 @@ ${ratios(r).map((x) => `| ${x.what} | ${x.ceiling} | ${fmt(x.cpu)}× | ${fmt(x.r
 
 ### Memory after the run (target ≤ 150 MB each)
 
-${Object.entries(r.rss ?? {}).map(([k, rows]) => `- ${k}: ${rows.map((x) => `${x.service} ${x.rssMb} MB${x.peakMb ? ` (peak ${x.peakMb})` : ''}`).join(', ')}`).join('\n') || 'not read'}
+${Object.entries(r.rss ?? {}).map(([k, rows]) => `- ${k}: ${rows.map((x) => `${x.service} ${x.rssMb} MB${x.peakMb ? ` (${x.atEndMb != null ? `at the run's end ${x.atEndMb}, ` : ''}peak ${x.peakMb})` : ''}`).join(', ')}`).join('\n') || 'not read'}
 
-Resident memory once the last scenario ended, and in brackets the process's peak over the whole run
-(VmHWM, what a container's memory limit must allow). The services run with V8's young generation
-capped at 8 MB a semi-space (16 for the consumers: automation, audit, realtime, reports) and
+Resident memory once the stack has been idle for 12 s after the last scenario (each service gives back
+the young generation V8 grew under load after 5-10 s idle: \`HEAP_TRIM_IDLE_MS\`, docs/deploy.md), in
+brackets the same at the moment the last scenario's writes were drained and the process's peak over
+the whole run (VmHWM, what a container's memory limit must allow). The services run with V8's young generation
+capped at 8 MB a semi-space (16 for the consumers: automation, audit, realtime, reports; 32 for conversations) and
 \`HEAP_GROWING_PERCENT\` 50 (docs/deploy.md).
 
 ### Idle CPU of the stack (ms per second; subtracted from every measurement)

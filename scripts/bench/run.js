@@ -766,8 +766,13 @@ async function phase(label, databaseUrl, sizes, result, measure) {
     log(`[bench] ${label}: idle CPU, ms per second: ${Object.entries(result.idleMsPerSecond[label]).map(([g, v]) => `${g} ${v}`).join(', ')}`);
     await measure(ctx, d);
     await drain(60_000);
-    result.rss[label] = rssOfServices(stack.child.pid);
-    log(`[bench] ${label}: RSS after the run (peak): ${result.rss[label].map((x) => `${x.service} ${x.rssMb} MB (${x.peakMb})`).join(', ')}`);
+    // Resident memory when the load ends, then once the stack has been idle long enough for each
+    // service to give back the young generation V8 grew under load (HEAP_TRIM_IDLE_MS, 5 s, twice
+    // over: heap-trim.ts in packages/shared): the memory a quiet service holds.
+    const atEnd = new Map(rssOfServices(stack.child.pid).map((x) => [x.service, x.rssMb]));
+    await sleep(Number(env.BENCH_RSS_IDLE_SECONDS || 12) * 1000);
+    result.rss[label] = rssOfServices(stack.child.pid).map((x) => ({ ...x, atEndMb: atEnd.get(x.service) ?? null }));
+    log(`[bench] ${label}: RSS after the run, idle (at its end; peak): ${result.rss[label].map((x) => `${x.service} ${x.rssMb} MB (${x.atEndMb}; ${x.peakMb})`).join(', ')}`);
   } finally {
     await close();
     await db.end().catch(() => undefined);

@@ -87,6 +87,12 @@ export const baseConfigSchema = z.object({
    * peak near 1.5x live for a few more concurrent full GCs. 0: V8's own heuristics.
    */
   HEAP_GROWING_PERCENT: z.coerce.number().int().min(0).max(1000).default(50),
+  /**
+   * Once the event loop has been idle this long (ms), one full GC gives back the young generation
+   * V8 grew under load (heap-trim.ts): a quiet service holds its resting memory, not its peak's.
+   * 0: never.
+   */
+  HEAP_TRIM_IDLE_MS: z.coerce.number().int().min(0).default(5000),
 });
 
 export type BaseConfig = z.infer<typeof baseConfigSchema>;

@@ -14,6 +14,7 @@ export * from './health';
 export * from './internal-client';
 export * from './redis';
 export * from './runtime';
+export * from './heap-trim';
 export * from './time';
 export * from './events/envelope';
 export * from './events/catalogue';

@@ -17,6 +17,7 @@ import { createAppServer, createBaseApp, finishApp, jsonBody, requireInternalCon
 import { installRouteTemplateHook, serverPort, ServiceMetrics, startMetricsServer } from './metrics';
 import { shutdownTracing } from './tracing';
 import { KernelPruner, type TimedTable } from './retention';
+import { retainHeapTrimmer } from './heap-trim';
 import type { Worker } from './worker';
 
 export { PeriodicWorker, type Worker } from './worker';
@@ -177,11 +178,13 @@ export async function bootService<C extends BaseConfig>(def: ServiceDefinition<C
   const metricsServer = await startMetricsServer(metrics, config.METRICS_PORT, opts.host);
   const metricsPort = serverPort(metricsServer);
   log.info({ port, metricsPort }, `${def.name} listening`);
+  const releaseTrimmer = config.HEAP_TRIM_IDLE_MS > 0 ? retainHeapTrimmer(config.HEAP_TRIM_IDLE_MS) : () => undefined;
 
   let stopping: Promise<void> | null = null;
   const stop = () => {
     stopping ??= (async () => {
       log.info('shutting down');
+      releaseTrimmer();
       await attachment?.close().catch((err: unknown) => log.warn({ err }, 'closing upgraded connections failed'));
       await closeServer(server, config.SHUTDOWN_TIMEOUT_MS);
       await Promise.allSettled(consumers.map((c) => c.stop()));
