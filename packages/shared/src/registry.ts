@@ -15,11 +15,14 @@ import { z } from 'zod';
  *   service's command line in compose and Kubernetes and from `pnpm start`; the image's NODE_OPTIONS
  *   sets 8 for the rest). The consumers take 16, V8's own cap: every event they handle is garbage
  *   by the batch's end, and at 8 their scavenges cost a message create ~5% of its CPU (docs/deploy.md).
+ *   The conversations service takes 32: a list page's rows and answer (73 KB) are live while
+ *   scavenges run, and at 8 copying them cost the list ~0.5-0.7 CPU ms a page (docs/deploy.md). The
+ *   larger young generation is given back after 5-10 s idle (HEAP_TRIM_IDLE_MS).
  *
  * Adding a service: one entry here, in start order (the gateway last, once its upstreams are up).
  */
 export const SERVICE_REGISTRY = [
-  { name: 'conversations', port: 3001, urlKey: 'CONVERSATIONS_URL', scale: 'cpu', queues: ['conversations.projections'] },
+  { name: 'conversations', port: 3001, urlKey: 'CONVERSATIONS_URL', scale: 'cpu', queues: ['conversations.projections'], semiSpaceMb: 32 },
   { name: 'contacts', port: 3002, urlKey: 'CONTACTS_URL', scale: 'cpu', queues: ['contacts.events'] },
   { name: 'helpcenter', port: 3003, urlKey: 'HELPCENTER_URL', scale: 'cpu', queues: ['helpcenter.identity'] },
   { name: 'automation', port: 3004, urlKey: 'AUTOMATION_URL', scale: 'queue', queues: ['automation.rules', 'automation.webhooks', 'automation.projections'], semiSpaceMb: 16 },
