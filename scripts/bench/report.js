@@ -63,7 +63,11 @@ const MISSED = {
   \`JSON.stringify\` (12%), pg's row parsing (14%), GC and the ETag's sha1 (docs/architecture.md,
   conversations).${sqlLine} Building the page's JSON in its statement is not the way: measured on
   2026-11-30 ("Other benchmarks"), Postgres's JSON functions cost more than the Node work they save.
-  What is left is the service's own allocations a page (its GC) and the answer's bytes through two hops.`;
+  What is left is the service's own allocations a page (its GC) and the answer's bytes through two hops.
+  Since the run of 2026-11-30 at 11:45 UTC the conversations service runs with a 32 MB semi-space
+  (fewer scavenges copying the pages in flight; side by side on 2026-11-30 evening its CPU a page was
+  0.7 ms less in both runs, and an earlier small-only run measured the list 3.10-3.14 with it), its memory
+  given back once idle (\`HEAP_TRIM_IDLE_MS\`); a run on the targets' host is still to confirm the total.`;
   },
   message: (r) => {
     const row = (r.scenarios ?? []).find((x) => x.key === 'message_create' && x.dataset === 'small' && x.mode === 'sat');

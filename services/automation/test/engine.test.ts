@@ -1,8 +1,9 @@
-import type { Command, RunningService } from '@parley/shared';
+import { MESSAGE_TYPE_HEADER, type Command, type RunningService } from '@parley/shared';
 import { createTestEnv, randomAccountId, waitFor, type TestEnv, startPeerStub, type PeerStub } from '@parley/testkit';
 import type { AutomationConfig } from '../src';
 import { RuleCache } from '../src/engine/cache';
 import { idempotencyKey } from '../src/engine/commands';
+import { rulesConsumer, type EngineDeps } from '../src/engine/engine';
 import { apiFor, refundRule, startAutomation } from './helpers';
 import { createBus, envelope, userActor, type TestBus } from './bus';
 import { contact, conversation, message } from './fixtures';
@@ -164,6 +165,29 @@ describe('automation engine', () => {
     expect(runs.filter((r) => r.reason === 'message sent by an automation rule').map((r) => r.event_id)).toEqual([own.id]);
     expect(runs.some((r) => r.event_id === others.id)).toBe(false);
     expect(commandsOf().every((c) => c.body.causation_id === marker.id)).toBe(true);
+  });
+
+  it("when a rule's own action writes an activity message, then no run records it (activity messages never reach the rules queue), while a message it sent still does", async () => {
+    const { accountId, conv, api } = setup();
+    const rule = await createRule(api, { ...refundRule, conditions: [] });
+    const byRule = { type: 'automation_rule' as const, id: rule.id, name: rule.name };
+    // What a rule's add_label writes beside its conversation.updated: an activity message whose actor is the rule.
+    const activity = envelope('message.created', accountId, message(conv, { message_type: 2, content: `Automation System added billing`, sender_type: null, sender_id: null }), { actor: byRule });
+    const sent = envelope('message.created', accountId, message(conv, { message_type: 1, content: 'refund', content_attributes: { automation_rule_id: rule.id } }), { actor: byRule });
+    await bus.publish(activity, sent);
+    const marker = envelope('message.created', accountId, message(conv, { content: 'marker' }));
+    await bus.publish(marker);
+    await waitFor(async () => (await runsOf(api, rule.id)).some((r) => r.event_id === marker.id), { what: 'marker run' });
+    const runs = await runsOf(api, rule.id);
+    expect(runs.some((r) => r.event_id === activity.id)).toBe(false);
+    expect(runs.find((r) => r.event_id === sent.id)).toMatchObject({ matched: false, reason: `caused by automation rule ${rule.id}` });
+  });
+
+  it('when the rules queue binds message events, then only on the message types but activity', () => {
+    const spec = rulesConsumer({ config: svc.deps.config, log: svc.deps.log } as unknown as EngineDeps);
+    expect(spec.bindings).toEqual(expect.arrayContaining(['conversation.created', 'conversation.updated', 'conversation.resolved', 'conversation.opened']));
+    expect(spec.bindings).not.toContain('message.created');
+    expect(spec.headerBindings).toEqual(['0', '1', '3'].map((t) => ({ type: 'message.created', headers: { [MESSAGE_TYPE_HEADER]: t } })));
   });
 
   it('when the same event is delivered twice, then each action runs once', async () => {

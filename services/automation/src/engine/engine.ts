@@ -1,4 +1,4 @@
-import { AppError, type ConsumerSpec, type EventEnvelope, type Logger, type PoolClient } from '@parley/shared';
+import { AppError, MESSAGE_HEADER_TYPES, NOT_ACTIVITY_MESSAGES, type ConsumerSpec, type EventEnvelope, type Logger, type PoolClient } from '@parley/shared';
 import type { AutomationConfig } from '../config';
 import { contactFor } from '../projections/copies';
 import { RULE_EVENT_BY_TYPE, type RuleEventName } from '../rules/catalogue';
@@ -76,6 +76,10 @@ function ruleIdOf(v: unknown): number | null {
  * would get a row per action of that rule, half the runs written on an account with many rules).
  */
 function skipReason(event: EventEnvelope, eventName: RuleEventName, conversation: Json, message: Json | null): { reason: string; record: boolean; onlyRule?: number | null } | null {
+  // Activity messages are the system's own notes (one beside each change, a rule's included): not
+  // worth a run record each. The broker does not send them here (rulesConsumer); one from a relay
+  // older than the routing headers still stops here.
+  if (message && message['message_type'] === 2) return { reason: 'activity message', record: false };
   if (event.actor.type === 'automation_rule') {
     // The loop guard: what a rule did never triggers rules.
     return { reason: `caused by automation rule ${String(event.actor.id)}`, record: true, onlyRule: ruleIdOf(event.actor.id) };
@@ -85,8 +89,6 @@ function skipReason(event: EventEnvelope, eventName: RuleEventName, conversation
     return { reason: 'auto-reply conversation', record: true };
   }
   if (message) {
-    // Activity messages are the system's own notes; not worth a run record each.
-    if (message['message_type'] === 2) return { reason: 'activity message', record: false };
     const ca = (message['content_attributes'] as Json | undefined) ?? {};
     if (ca['automation_rule_id'] !== undefined && ca['automation_rule_id'] !== null) return { reason: 'message sent by an automation rule', record: true, onlyRule: ruleIdOf(ca['automation_rule_id']) };
     if (ca['auto_reply'] === true) return { reason: 'auto-reply email', record: true };
@@ -302,14 +304,19 @@ function conversationKey(event: EventEnvelope): string | null {
  */
 export function rulesConsumer(deps: EngineDeps): ConsumerSpec {
   const engine: EngineDeps = { ...deps, applied: deps.applied ?? new AppliedCommands() };
+  const types = Object.keys(RULE_EVENT_BY_TYPE);
+  const messages = types.filter((t) => MESSAGE_HEADER_TYPES.includes(t));
   return {
     name: 'rules',
-    bindings: Object.keys(RULE_EVENT_BY_TYPE),
-    // Activity messages run no rules and record no run (skipReason), unless a rule caused them:
-    // acked without a transaction.
+    bindings: types.filter((t) => !messages.includes(t)),
+    // Activity messages run no rules and record no run (skipReason), a rule's own included (each
+    // label or status change a rule makes writes one): the broker does not send them here (their
+    // message type header), a delivery, a transaction and a run row fewer per such action.
+    headerBindings: messages.flatMap((type) => NOT_ACTIVITY_MESSAGES.map((headers) => ({ type, headers }))),
+    // What an older relay published without the headers arrives all the same: acked without a transaction.
     wants: (event) => {
       if (!RULE_EVENT_BY_TYPE[event.type] || event.account_id === null) return false;
-      return !(event.type.startsWith('message.') && event.data['message_type'] === 2 && event.actor.type !== 'automation_rule');
+      return !(event.type.startsWith('message.') && event.data['message_type'] === 2);
     },
     batch: {
       size: deps.config.CONSUMER_BATCH_SIZE,
