@@ -609,11 +609,15 @@ ${ratios(r).map((x) => `| ${x.what} | ${x.ceiling} | ${fmt(x.cpu)}× | ${fmt(x.r
 
 ${Object.entries(r.rss ?? {}).map(([k, rows]) => `- ${k}: ${rows.map((x) => `${x.service} ${x.rssMb} MB${x.peakMb ? ` (${x.atEndMb != null ? `at the run's end ${x.atEndMb}, ` : ''}peak ${x.peakMb})` : ''}`).join(', ')}`).join('\n') || 'not read'}
 
-Resident memory once the stack has been idle for 12 s after the last scenario (each service gives back
+${Object.values(r.rss ?? {}).flat().some((x) => x.atEndMb != null)
+  ? `Resident memory once the stack has been idle for 12 s after the last scenario (each service gives back
 the young generation V8 grew under load after 5-10 s idle: \`HEAP_TRIM_IDLE_MS\`, docs/deploy.md), in
 brackets the same at the moment the last scenario's writes were drained and the process's peak over
-the whole run (VmHWM, what a container's memory limit must allow). The services run with V8's young generation
-capped at 8 MB a semi-space (16 for the consumers: automation, audit, realtime, reports; 32 for conversations) and
+the whole run (VmHWM, what a container's memory limit must allow).`
+  : `Resident memory once the last scenario's writes were drained, and in brackets the process's peak over
+the whole run (VmHWM, what a container's memory limit must allow); read before the services gave back
+their young generation once idle (\`HEAP_TRIM_IDLE_MS\`, since 2026-11-30 evening: later runs read it after 12 s idle too).`} The services run with V8's young generation
+capped at 8 MB a semi-space (16 for the consumers: automation, audit, realtime, reports${Object.values(r.rss ?? {}).flat().some((x) => x.atEndMb != null) ? '; 32 for conversations' : ''}) and
 \`HEAP_GROWING_PERCENT\` 50 (docs/deploy.md).
 
 ### Idle CPU of the stack (ms per second; subtracted from every measurement)
@@ -1238,6 +1242,33 @@ the scenario).
   - The message insert's own cost (\`EXPLAIN ANALYZE\`, warm): 0.17-0.21 ms, of which the search-hits
     trigger 0.045 and the foreign key's check 0.017; \`pgbench\` of the reply's statements without the
     trigger, 0.08-0.10 CPU ms a transaction less (of 0.59-0.75), without the trigram index 0.06-0.15.
+- **An AMD EPYC host, slower (2026-11-30, 16:40-17:30 UTC; 2 cores; bare node:http 0.07-0.078 CPU ms, 3.5-3.9x
+  the targets' host; side by side only):**
+  - A larger young generation, side by side (\`bench:ab\`, two runs of four rounds, \`SEMI_SPACE_MB_<SERVICE>\`):
+    every service at 32, the list 0.920 and 1.028 (rounds 0.84-1.22), with the conversations service -0.69
+    and -0.70 CPU ms a page in the rounds nearest the medians, message create 0.967 and 1.005, public
+    1.044 and 1.003; the gateway at 32 beside it, labels 1.044 and 0.981, the list 1.018 (the gateway
+    +0.19); the consumers at 32, message create 1.042 and 0.966, rule messages at 50/s 0.972 (one run).
+    Taken: 32 for the conversations service alone (the one consistent effect, as in the small-only runs
+    of 2026-11-30 morning); the others within this host's noise, not taken.
+  - Its memory: V8 grows the young generation under load and shrinks it only at a GC that finds the
+    allocation rate over its last 5 s low, which an idle process never runs: the conversations service
+    at 32 was 163 MB resident a minute after a list load. A node process at 32 after a burst: a full GC
+    3 s after the burst left the young generation at 64 MB, one 6-8 s after took it to 1 MB (RSS 135 -> 49
+    MB). Every service now runs one full GC once its event loop has been idle over a 5 s interval and its
+    young generation is above 4 MB (\`HEAP_TRIM_IDLE_MS\`, packages/shared/src/heap-trim.ts; backing off
+    when V8 declines): a small-only run, the conversations service 162 MB at the run's end, 99 MB 12 s
+    later (peak 168). The benchmark reads RSS after 12 s idle and also at the run's end.
+  - \`JSON.stringify\` of the list's presented page costs what it costs for a plain parsed copy of the
+    same JSON (0.29-0.35 ms for 73 KB on this host, 2,000 each, alternating): no slow path (dates,
+    dictionary-mode objects) to remove; its cost is the bytes.
+  - A rule message's events, counted from the outboxes (40 rule messages): 2 \`conversation.updated\`
+    (the wait starts; the label), 2 \`message.created\` (the message; the label's activity), 1
+    \`conversation.labels_changed\` (bound by no queue since reports gave it up: published, then dropped
+    by the exchange). The rules queue took the activity message too (its actor is the rule): a delivery,
+    a transaction and a "caused by" run row on the rule for each label it added. Since 7ec2a55 it binds
+    \`message.created\` on the message type header, as reports and the webhooks queue, and the broker
+    keeps activity messages from it.
 - Query plans of the conversation list and \`q\` search on 100k conversations are in the conversations
   section of \`architecture.md\` (\`pnpm --filter @parley/conversations explain\`); the audit log's list
   timings on 2M entries in its section (\`pnpm --filter @parley/audit bench\`).
