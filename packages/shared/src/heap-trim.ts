@@ -101,7 +101,13 @@ export class IdleHeapTrimmer {
     // 5 s is low; a process that still allocates a little keeps it, and is not collected every
     // interval for nothing: 1, 2, 4... up to 32 intervals pass before the next try.
     if (this.newSpace() > floor) this.skip = this.backoff = Math.min(Math.max(this.backoff * 2, 1), 32);
-    else this.backoff = 0;
+    else {
+      // Trimmed. A process that stays quiet but allocates enough to grow it again (a realtime
+      // replica holding thousands of idle sockets, whose full GC is a larger heap's) is trimmed
+      // again at most every 12 intervals (a minute at 5 s) until it has been busy in between.
+      this.backoff = 0;
+      this.skip = 12;
+    }
     return true;
   }
 

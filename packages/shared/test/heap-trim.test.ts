@@ -31,6 +31,22 @@ describe('IdleHeapTrimmer', () => {
     expect(state.gcs).toBe(1);
   });
 
+  it('trims a process that stays quiet but grows its young generation again at most every 12 intervals, unless it was busy in between', () => {
+    const { trimmer, state } = fake({ utilization: 0, newSpace: 64 * MB });
+    expect(trimmer.check()).toBe(true);
+    state.newSpace = 32 * MB;
+    const looks = Array.from({ length: 13 }, () => trimmer.check());
+    expect(looks.slice(0, 12).every((t) => !t)).toBe(true);
+    expect(looks[12]).toBe(true);
+    // Load, then quiet again: trimmed at the first idle look.
+    state.newSpace = 64 * MB;
+    state.utilization = 0.3;
+    expect(trimmer.check()).toBe(false);
+    state.utilization = 0;
+    expect(trimmer.check()).toBe(true);
+    expect(state.gcs).toBe(3);
+  });
+
   it('never collects while the loop is busy, however large the young generation', () => {
     const { trimmer, state } = fake({ utilization: 0.4, newSpace: 64 * MB });
     for (let i = 0; i < 5; i++) expect(trimmer.check()).toBe(false);
