@@ -1269,6 +1269,10 @@ the scenario).
     a transaction and a "caused by" run row on the rule for each label it added. Since 7ec2a55 it binds
     \`message.created\` on the message type header, as reports and the webhooks queue, and the broker
     keeps activity messages from it.
+  - The evening's changes together against the session's start (\`bench:ab 19bf868\`, two runs of four
+    rounds): the list 0.842 and 0.851 (the conversations service -1.12 and -0.95 CPU ms a page, the
+    gateway -0.40 and -0.49 in the rounds nearest the medians), message create 1.030 and 0.946, public
+    0.950 and 1.003 (within the noise). On the targets' host the list's 3.41 would be ~2.9 at that ratio.
 - Query plans of the conversation list and \`q\` search on 100k conversations are in the conversations
   section of \`architecture.md\` (\`pnpm --filter @parley/conversations explain\`); the audit log's list
   timings on 2M entries in its section (\`pnpm --filter @parley/audit bench\`).
