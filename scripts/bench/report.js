@@ -1252,8 +1252,8 @@ the scenario).
     Taken: 32 for the conversations service alone (the one consistent effect, as in the small-only runs
     of 2026-11-30 morning); the others within this host's noise, not taken.
   - Its memory: V8 grows the young generation under load and shrinks it only at a GC that finds the
-    allocation rate over its last 5 s low, which an idle process never runs: the conversations service
-    at 32 was 163 MB resident a minute after a list load. A node process at 32 after a burst: a full GC
+    allocation rate over its last 5 s low, which an idle process runs only when V8's memory reducer gets
+    to it: the conversations service at 32 kept 161 MB for 110 s after a list load, then 83. A node process at 32 after a burst: a full GC
     3 s after the burst left the young generation at 64 MB, one 6-8 s after took it to 1 MB (RSS 135 -> 49
     MB). Every service now runs one full GC once its event loop has been idle over a 5 s interval and its
     young generation is above 4 MB (\`HEAP_TRIM_IDLE_MS\`, packages/shared/src/heap-trim.ts; backing off

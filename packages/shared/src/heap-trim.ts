@@ -44,9 +44,10 @@ const elu = (since: EventLoopUtilization) => {
 /**
  * Gives V8's young generation back once a busy process goes quiet. V8 grows the young
  * generation under load up to `--max-semi-space-size` (two semi-spaces: 64 MB at 32) and shrinks
- * it only at a GC that finds the allocation rate low, which an idle process never runs: after a
- * burst of load it kept all of it, resident, for as long as it stayed idle (measured: a service
- * at 32 MB a semi-space 163 MB resident a minute after its load ended). Each `intervalMs` this
+ * it only at a GC that finds the allocation rate low, which an idle process runs only when V8's
+ * memory reducer gets to it: after a burst of load it kept all of it, resident, for about two
+ * minutes (measured: a service at 32 MB a semi-space 161 MB resident for 110 s after its load
+ * ended, then 83 MB). Each `intervalMs` this
  * looks at the event loop's utilisation over the interval; when it was idle throughout (so the
  * allocation rate V8 measures over its last 5 s is low) and the young generation is larger than
  * the floor, one full GC runs: V8 shrinks the young generation to its minimum (1 MB) and
