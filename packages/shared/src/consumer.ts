@@ -3,7 +3,7 @@ import type { Pool, PoolClient } from 'pg';
 import { begin, commit, escapeLiteral, rollback } from './db';
 import type { Logger } from './logger';
 import type { AmqpConnection } from './amqp';
-import { MESSAGE_HEADER_TYPES, MESSAGE_TYPE_HEADER, parseEnvelope, ROUTED_HEADER, ROUTED_VALUE, SENDER_TYPE_HEADER, TYPE_HEADER, type EventEnvelope } from './events/envelope';
+import { MESSAGE_HEADER_TYPES, MESSAGE_TYPE_HEADER, NOT_ACTIVITY_MESSAGES, parseEnvelope, ROUTED_HEADER, ROUTED_VALUE, SENDER_TYPE_HEADER, TYPE_HEADER, type EventEnvelope } from './events/envelope';
 import { assertTopology } from './amqp';
 import type { ServiceMetrics } from './metrics';
 import { inSpan, tracingEnabled } from './tracing';
@@ -86,6 +86,19 @@ export interface ConsumerOptions {
 export interface HeaderBinding {
   type: string;
   headers: Record<string, string>;
+}
+
+/**
+ * A queue's bindings for `types` that keep activity messages out: the message types among them
+ * (MESSAGE_HEADER_TYPES) bound on every message type header but activity's (NOT_ACTIVITY_MESSAGES),
+ * so the broker never sends those; the others bound plainly.
+ */
+export function bindingsWithoutActivity(types: readonly string[]): { bindings: string[]; headerBindings: HeaderBinding[] } {
+  const messages = types.filter((t) => MESSAGE_HEADER_TYPES.includes(t));
+  return {
+    bindings: types.filter((t) => !messages.includes(t)),
+    headerBindings: messages.flatMap((type) => NOT_ACTIVITY_MESSAGES.map((headers) => ({ type, headers }))),
+  };
 }
 
 /** Thrown by a handler for a message that can never succeed: dead-lettered at once. */

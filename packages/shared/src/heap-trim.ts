@@ -58,7 +58,8 @@ const elu = (since: EventLoopUtilization) => {
 export class IdleHeapTrimmer {
   private timer: NodeJS.Timeout | null = null;
   private last: EventLoopUtilization;
-  private readonly gc: GcFunction;
+  /** Found at the first trim (a process that never goes quiet after load never makes the context `exposedGc` needs). */
+  private gc: GcFunction | null;
   private readonly newSpace: () => number;
   private readonly utilization: (since: EventLoopUtilization) => { now: EventLoopUtilization; utilization: number };
   /** Full GCs this trimmer ran (metrics and tests). */
@@ -68,7 +69,7 @@ export class IdleHeapTrimmer {
   private backoff = 0;
 
   constructor(private readonly opts: IdleHeapTrimmerOptions) {
-    this.gc = opts.gc ?? exposedGc();
+    this.gc = opts.gc ?? null;
     this.newSpace = opts.newSpace ?? newSpaceBytes;
     this.utilization = opts.utilization ?? elu;
     this.last = performance.eventLoopUtilization();
@@ -96,7 +97,7 @@ export class IdleHeapTrimmer {
       this.skip--;
       return false;
     }
-    this.gc({ type: 'major' });
+    (this.gc ??= exposedGc())({ type: 'major' });
     this.trims++;
     // V8 shrinks the young generation only when the allocation rate it measured over its last
     // 5 s is low; a process that still allocates a little keeps it, and is not collected every

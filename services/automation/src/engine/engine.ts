@@ -1,4 +1,4 @@
-import { AppError, MESSAGE_HEADER_TYPES, NOT_ACTIVITY_MESSAGES, type ConsumerSpec, type EventEnvelope, type Logger, type PoolClient } from '@parley/shared';
+import { AppError, bindingsWithoutActivity, type ConsumerSpec, type EventEnvelope, type Logger, type PoolClient } from '@parley/shared';
 import type { AutomationConfig } from '../config';
 import { contactFor } from '../projections/copies';
 import { RULE_EVENT_BY_TYPE, type RuleEventName } from '../rules/catalogue';
@@ -71,27 +71,23 @@ function ruleIdOf(v: unknown): number | null {
 
 /**
  * Why an event runs no rules at all (Chatwoot's AutomationRuleListener guards), or null.
- * `record`: the skip goes on the runs of the event's rules; `onlyRule`: only on that rule's (what
+ * The skip goes on the runs of the event's rules; with `onlyRule`, only on that rule's (what
  * a rule did came back to the engine: its own runs say so, while every other rule of the event
  * would get a row per action of that rule, half the runs written on an account with many rules).
  */
-function skipReason(event: EventEnvelope, eventName: RuleEventName, conversation: Json, message: Json | null): { reason: string; record: boolean; onlyRule?: number | null } | null {
-  // Activity messages are the system's own notes (one beside each change, a rule's included): not
-  // worth a run record each. The broker does not send them here (rulesConsumer); one from a relay
-  // older than the routing headers still stops here.
-  if (message && message['message_type'] === 2) return { reason: 'activity message', record: false };
+function skipReason(event: EventEnvelope, eventName: RuleEventName, conversation: Json, message: Json | null): { reason: string; onlyRule?: number | null } | null {
   if (event.actor.type === 'automation_rule') {
     // The loop guard: what a rule did never triggers rules.
-    return { reason: `caused by automation rule ${String(event.actor.id)}`, record: true, onlyRule: ruleIdOf(event.actor.id) };
+    return { reason: `caused by automation rule ${String(event.actor.id)}`, onlyRule: ruleIdOf(event.actor.id) };
   }
   const auto = (conversation['additional_attributes'] as Json | undefined)?.['auto_reply'];
   if ((eventName === 'conversation_created' || eventName === 'conversation_opened') && auto !== undefined && auto !== null && auto !== false && auto !== '') {
-    return { reason: 'auto-reply conversation', record: true };
+    return { reason: 'auto-reply conversation' };
   }
   if (message) {
     const ca = (message['content_attributes'] as Json | undefined) ?? {};
-    if (ca['automation_rule_id'] !== undefined && ca['automation_rule_id'] !== null) return { reason: 'message sent by an automation rule', record: true, onlyRule: ruleIdOf(ca['automation_rule_id']) };
-    if (ca['auto_reply'] === true) return { reason: 'auto-reply email', record: true };
+    if (ca['automation_rule_id'] !== undefined && ca['automation_rule_id'] !== null) return { reason: 'message sent by an automation rule', onlyRule: ruleIdOf(ca['automation_rule_id']) };
+    if (ca['auto_reply'] === true) return { reason: 'auto-reply email' };
   }
   return null;
 }
@@ -191,7 +187,6 @@ async function evaluateRules(deps: EngineDeps, tx: PoolClient, event: EventEnvel
 
   const skip = skipReason(event, eventName, conversation, message);
   if (skip) {
-    if (!skip.record) return [];
     const recorded = skip.onlyRule === undefined ? rules : rules.filter((r) => r.rule.id === skip.onlyRule);
     return recorded.map((r) => newRun(r.rule.id, false, skip.reason, r.conditions.map(() => null)));
   }
@@ -304,15 +299,12 @@ function conversationKey(event: EventEnvelope): string | null {
  */
 export function rulesConsumer(deps: EngineDeps): ConsumerSpec {
   const engine: EngineDeps = { ...deps, applied: deps.applied ?? new AppliedCommands() };
-  const types = Object.keys(RULE_EVENT_BY_TYPE);
-  const messages = types.filter((t) => MESSAGE_HEADER_TYPES.includes(t));
   return {
     name: 'rules',
-    bindings: types.filter((t) => !messages.includes(t)),
-    // Activity messages run no rules and record no run (skipReason), a rule's own included (each
-    // label or status change a rule makes writes one): the broker does not send them here (their
-    // message type header), a delivery, a transaction and a run row fewer per such action.
-    headerBindings: messages.flatMap((type) => NOT_ACTIVITY_MESSAGES.map((headers) => ({ type, headers }))),
+    // Activity messages run no rules and record no run, a rule's own included (each label or
+    // status change a rule makes writes one): the broker does not send them here (their message
+    // type header), a delivery, a transaction and a run row fewer per such action.
+    ...bindingsWithoutActivity(Object.keys(RULE_EVENT_BY_TYPE)),
     // What an older relay published without the headers arrives all the same: acked without a transaction.
     wants: (event) => {
       if (!RULE_EVENT_BY_TYPE[event.type] || event.account_id === null) return false;

@@ -1,4 +1,4 @@
-import { afterCommit, MESSAGE_HEADER_TYPES, NOT_ACTIVITY_MESSAGES, type ConsumerSpec, type EventEnvelope, type Logger, type PoolClient } from '@parley/shared';
+import { afterCommit, bindingsWithoutActivity, type ConsumerSpec, type EventEnvelope, type Logger, type PoolClient } from '@parley/shared';
 import type { AutomationConfig } from '../config';
 import { LastMessages } from '../projections/last-messages';
 import { inboxFor, inboxFromRow, type ContactSnapshot, type InboxInfo } from '../projections/copies';
@@ -182,14 +182,11 @@ async function buildPayload(
  * together (FanoutBatch).
  */
 export function webhooksConsumer(deps: FanoutDeps): ConsumerSpec {
-  const types = Object.keys(WEBHOOK_EVENT_BY_TYPE);
-  // Message events but activity messages, which never make a delivery (`fansOut`): the broker
-  // does not send those here (their message type header).
-  const messages = types.filter((t) => MESSAGE_HEADER_TYPES.includes(t));
   return {
     name: 'webhooks',
-    bindings: types.filter((t) => !messages.includes(t)),
-    headerBindings: messages.flatMap((type) => NOT_ACTIVITY_MESSAGES.map((headers) => ({ type, headers }))),
+    // Message events but activity messages, which never make a delivery (`fansOut`): the broker
+    // does not send those here (their message type header).
+    ...bindingsWithoutActivity(Object.keys(WEBHOOK_EVENT_BY_TYPE)),
     wants: fansOut,
     batch: {
       size: deps.config.CONSUMER_BATCH_SIZE,
