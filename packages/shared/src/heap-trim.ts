@@ -24,16 +24,17 @@ export function newSpaceBytes(): number {
 }
 
 export interface IdleHeapTrimmerOptions {
-  /** How often to look (ms); the loop must have been idle over a whole interval. */
+  /** How often to look (ms); a look finds the loop idle when it was idle over the whole time since the last. */
   intervalMs: number;
   /** Trim only while the young generation holds more than this (bytes): once trimmed it is 1 MB. */
   floorBytes?: number;
   /** An interval counts as idle below this event-loop utilisation (0-1). */
   idleUtilization?: number;
-  /** For tests: the readers and the collector. */
+  /** For tests: the readers, the clock and the collector. */
   gc?: GcFunction;
   newSpace?: () => number;
   utilization?: (since: EventLoopUtilization) => { now: EventLoopUtilization; utilization: number };
+  clock?: () => number;
 }
 
 const elu = (since: EventLoopUtilization) => {
@@ -42,18 +43,34 @@ const elu = (since: EventLoopUtilization) => {
 };
 
 /**
+ * V8 shrinks the young generation at a GC only when the allocation rate it measures since the
+ * previous GC (or over its last 5 s, when that GC was more recent) is below 1 MB/s. The last GC of
+ * a burst of load is a scavenge in the middle of it: a full GC a few seconds into the quiet spell
+ * still counts the load's garbage over those seconds, and V8 keeps the young generation (measured:
+ * a full GC 9 s after a list load declined, the one 10 s later shrank it). So the trimmer first runs
+ * a scavenge (it collects that garbage, and the rate is measured afresh from it), then the full GC
+ * once this much longer has passed in quiet.
+ */
+const V8_RATE_WINDOW_MS = 5_000 + 250;
+/** After a trim that worked, a process that stays quiet but grows the young generation again is trimmed again at most this often. */
+const RETRIM_GAP_MS = 60_000;
+/** When V8 will not shrink all the same (the process still allocates a little), the next try waits this long, doubled each time up to 32 times. */
+const BACKOFF_MS = 5_000;
+
+/**
  * Gives V8's young generation back once a busy process goes quiet. V8 grows the young
  * generation under load up to `--max-semi-space-size` (two semi-spaces: 64 MB at 32) and shrinks
- * it only at a GC that finds the allocation rate low, which an idle process runs only when V8's
- * memory reducer gets to it: after a burst of load it kept all of it, resident, for about two
- * minutes (measured: a service at 32 MB a semi-space 161 MB resident for 110 s after its load
- * ended, then 83 MB). Each `intervalMs` this
- * looks at the event loop's utilisation over the interval; when it was idle throughout (so the
- * allocation rate V8 measures over its last 5 s is low) and the young generation is larger than
- * the floor, one full GC runs: V8 shrinks the young generation to its minimum (1 MB) and
- * releases the rest (the same service: 49 MB less). A few milliseconds once per busy-to-idle
- * turn; under load it never runs (the loop is not idle), so the larger young generation that
- * makes requests cheaper (fewer scavenges of in-flight answers) costs memory only while busy.
+ * it only at a GC that finds the allocation rate low (V8_RATE_WINDOW_MS), which an idle process
+ * runs only when V8's memory reducer gets to it: after a burst of load it kept all of it,
+ * resident, for about two minutes (measured: a service at 32 MB a semi-space 161 MB resident for
+ * 110 s after its load ended, then 83 MB). Each `intervalMs` this looks at the event loop's
+ * utilisation since its last look. At the first idle look with the young generation above the
+ * floor, a scavenge; when the loop has stayed idle for V8's rate window after it, one full GC: V8
+ * shrinks the young generation to its minimum (1 MB) and releases the rest (the same service:
+ * 49 MB less, about 7 s after its load ended at 1 s looks). A few milliseconds once per
+ * busy-to-idle turn; under load it never runs (the loop is not idle), so the larger young
+ * generation that makes requests cheaper (fewer scavenges of in-flight answers) costs memory only
+ * while busy.
  */
 export class IdleHeapTrimmer {
   private timer: NodeJS.Timeout | null = null;
@@ -62,16 +79,20 @@ export class IdleHeapTrimmer {
   private gc: GcFunction | null;
   private readonly newSpace: () => number;
   private readonly utilization: (since: EventLoopUtilization) => { now: EventLoopUtilization; utilization: number };
+  private readonly clock: () => number;
   /** Full GCs this trimmer ran (metrics and tests). */
   trims = 0;
-  /** Idle looks to let pass before the next try: a GC that found V8 unwilling to shrink (an allocation rate not yet low) waits twice as long each time. */
-  private skip = 0;
+  /** When this quiet spell's scavenge ran (null: not yet, or the loop was busy since). */
+  private primedAt: number | null = null;
+  /** No scavenge before this time (a backoff, or the gap after a trim); reset when the loop is busy. */
+  private notBefore = 0;
   private backoff = 0;
 
   constructor(private readonly opts: IdleHeapTrimmerOptions) {
     this.gc = opts.gc ?? null;
     this.newSpace = opts.newSpace ?? newSpaceBytes;
     this.utilization = opts.utilization ?? elu;
+    this.clock = opts.clock ?? (() => performance.now());
     this.last = performance.eventLoopUtilization();
   }
 
@@ -82,35 +103,45 @@ export class IdleHeapTrimmer {
     this.timer.unref();
   }
 
-  /** One look: trims if the last interval was idle and the young generation is above the floor. Answers whether it trimmed. */
-  check(): boolean {
+  /**
+   * One look: answers what it did, 'scavenged' (the first idle look of a quiet spell), 'trimmed'
+   * (a full GC, the spell having lasted V8's rate window since) or null (busy, small, waiting).
+   */
+  check(): 'scavenged' | 'trimmed' | null {
     const { now, utilization } = this.utilization(this.last);
     this.last = now;
     if (utilization >= (this.opts.idleUtilization ?? 0.02)) {
       // Busy again: the next quiet spell starts afresh.
-      this.skip = this.backoff = 0;
-      return false;
+      this.primedAt = null;
+      this.notBefore = this.backoff = 0;
+      return null;
     }
     const floor = this.opts.floorBytes ?? 4 * 1024 * 1024;
-    if (this.newSpace() <= floor) return false;
-    if (this.skip > 0) {
-      this.skip--;
-      return false;
+    if (this.newSpace() <= floor) return null;
+    const t = this.clock();
+    if (t < this.notBefore) return null;
+    this.gc ??= exposedGc();
+    if (this.primedAt === null) {
+      this.gc({ type: 'minor' });
+      this.primedAt = t;
+      return 'scavenged';
     }
-    (this.gc ??= exposedGc())({ type: 'major' });
+    if (t - this.primedAt < V8_RATE_WINDOW_MS) return null;
+    this.gc({ type: 'major' });
     this.trims++;
-    // V8 shrinks the young generation only when the allocation rate it measured over its last
-    // 5 s is low; a process that still allocates a little keeps it, and is not collected every
-    // interval for nothing: 1, 2, 4... up to 32 intervals pass before the next try.
-    if (this.newSpace() > floor) this.skip = this.backoff = Math.min(Math.max(this.backoff * 2, 1), 32);
-    else {
+    this.primedAt = null;
+    if (this.newSpace() > floor) {
+      // V8 measured a rate that is not low (the process still allocates): later, less often.
+      this.backoff = Math.min(Math.max(this.backoff * 2, 1), 32);
+      this.notBefore = t + this.backoff * BACKOFF_MS;
+    } else {
       // Trimmed. A process that stays quiet but allocates enough to grow it again (a realtime
       // replica holding thousands of idle sockets, whose full GC is a larger heap's) is trimmed
-      // again at most every 12 intervals (a minute at 5 s) until it has been busy in between.
+      // again at most once a minute until it has been busy in between.
       this.backoff = 0;
-      this.skip = 12;
+      this.notBefore = t + RETRIM_GAP_MS;
     }
-    return true;
+    return 'trimmed';
   }
 
   stop(): void {

@@ -17,7 +17,7 @@ import { z } from 'zod';
  *   by the batch's end, and at 8 their scavenges cost a message create ~5% of its CPU (docs/deploy.md).
  *   The conversations service takes 32: a list page's rows and answer (73 KB) are live while
  *   scavenges run, and at 8 copying them cost the list ~0.5-0.7 CPU ms a page (docs/deploy.md). The
- *   larger young generation is given back after 5-10 s idle (HEAP_TRIM_IDLE_MS).
+ *   larger young generation is given back about 7 s into a quiet spell (HEAP_TRIM_IDLE_MS).
  *
  * Adding a service: one entry here, in start order (the gateway last, once its upstreams are up).
  */

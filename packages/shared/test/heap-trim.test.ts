@@ -5,76 +5,106 @@ import { IdleHeapTrimmer } from '../src/heap-trim';
 
 const MB = 1024 * 1024;
 
-/** A trimmer whose loop utilisation and young generation the test sets, counting its collections. */
+/** A trimmer whose loop utilisation, young generation and clock the test sets, recording its collections. */
 function fake(start: { utilization: number; newSpace: number }) {
-  const state = { ...start, gcs: 0, shrinks: true };
+  const state = { ...start, gcs: [] as string[], shrinks: true, t: 0 };
   const trimmer = new IdleHeapTrimmer({
     intervalMs: 1000,
-    gc: () => {
-      state.gcs++;
-      if (state.shrinks) state.newSpace = 1 * MB;
+    gc: (o) => {
+      state.gcs.push(o?.type ?? 'major');
+      if (o?.type === 'major' && state.shrinks) state.newSpace = 1 * MB;
     },
     newSpace: () => state.newSpace,
     utilization: () => ({ now: performance.eventLoopUtilization() as EventLoopUtilization, utilization: state.utilization }),
+    clock: () => state.t,
   });
-  return { trimmer, state };
+  /** One look `ms` after the one before. */
+  const look = (ms = 1000) => {
+    state.t += ms;
+    return trimmer.check();
+  };
+  return { trimmer, state, look };
 }
 
 describe('IdleHeapTrimmer', () => {
-  it('collects once when the loop was idle over the interval and the young generation is above the floor', () => {
-    const { trimmer, state } = fake({ utilization: 0.001, newSpace: 64 * MB });
-    expect(trimmer.check()).toBe(true);
-    expect(state.gcs).toBe(1);
+  it('scavenges at the first idle look, and runs the full GC once the loop has stayed idle for V8\'s rate window after it', () => {
+    const { state, look } = fake({ utilization: 0.001, newSpace: 64 * MB });
+    expect(look()).toBe('scavenged');
+    // V8 measures the allocation rate over 5 s since the scavenge: a full GC before that would count the load's garbage.
+    for (let i = 0; i < 5; i++) expect(look()).toBeNull();
+    expect(look()).toBe('trimmed');
+    expect(state.gcs).toEqual(['minor', 'major']);
     // Trimmed (1 MB, under the floor): idle looks after it collect nothing more.
-    expect(trimmer.check()).toBe(false);
-    expect(trimmer.check()).toBe(false);
-    expect(state.gcs).toBe(1);
+    for (let i = 0; i < 10; i++) expect(look()).toBeNull();
+    expect(state.gcs).toHaveLength(2);
   });
 
-  it('trims a process that stays quiet but grows its young generation again at most every 12 intervals, unless it was busy in between', () => {
-    const { trimmer, state } = fake({ utilization: 0, newSpace: 64 * MB });
-    expect(trimmer.check()).toBe(true);
+  it('starts the quiet spell afresh when the loop is busy between the scavenge and the full GC', () => {
+    const { state, look } = fake({ utilization: 0, newSpace: 64 * MB });
+    expect(look()).toBe('scavenged');
+    look(3000);
+    state.utilization = 0.3;
+    expect(look()).toBeNull();
+    state.utilization = 0;
+    expect(look()).toBe('scavenged');
+    expect(look(3000)).toBeNull();
+    expect(look(3000)).toBe('trimmed');
+    expect(state.gcs).toEqual(['minor', 'minor', 'major']);
+  });
+
+  it('trims a process that stays quiet but grows its young generation again at most once a minute, unless it was busy in between', () => {
+    const { state, look } = fake({ utilization: 0, newSpace: 64 * MB });
+    expect(look()).toBe('scavenged');
+    expect(look(6000)).toBe('trimmed');
     state.newSpace = 32 * MB;
-    const looks = Array.from({ length: 13 }, () => trimmer.check());
-    expect(looks.slice(0, 12).every((t) => !t)).toBe(true);
-    expect(looks[12]).toBe(true);
-    // Load, then quiet again: trimmed at the first idle look.
+    const looks = Array.from({ length: 59 }, () => look());
+    expect(looks.every((r) => r === null)).toBe(true);
+    expect(look()).toBe('scavenged');
+    expect(look(6000)).toBe('trimmed');
+    // Load, then quiet again: scavenged at the first idle look.
     state.newSpace = 64 * MB;
     state.utilization = 0.3;
-    expect(trimmer.check()).toBe(false);
+    expect(look()).toBeNull();
     state.utilization = 0;
-    expect(trimmer.check()).toBe(true);
-    expect(state.gcs).toBe(3);
+    expect(look()).toBe('scavenged');
   });
 
   it('never collects while the loop is busy, however large the young generation', () => {
-    const { trimmer, state } = fake({ utilization: 0.4, newSpace: 64 * MB });
-    for (let i = 0; i < 5; i++) expect(trimmer.check()).toBe(false);
-    expect(state.gcs).toBe(0);
+    const { state, look } = fake({ utilization: 0.4, newSpace: 64 * MB });
+    for (let i = 0; i < 10; i++) expect(look()).toBeNull();
+    expect(state.gcs).toEqual([]);
   });
 
   it('leaves a young generation at or under the floor alone', () => {
-    const { trimmer, state } = fake({ utilization: 0, newSpace: 4 * MB });
-    expect(trimmer.check()).toBe(false);
-    expect(state.gcs).toBe(0);
+    const { state, look } = fake({ utilization: 0, newSpace: 4 * MB });
+    for (let i = 0; i < 10; i++) expect(look()).toBeNull();
+    expect(state.gcs).toEqual([]);
   });
 
   it('backs off while V8 will not shrink, and starts afresh after load', () => {
-    const { trimmer, state } = fake({ utilization: 0, newSpace: 64 * MB });
+    const { state, look } = fake({ utilization: 0, newSpace: 64 * MB });
     state.shrinks = false;
-    const tried = () => Array.from({ length: 8 }, () => trimmer.check());
-    // Tries, skips 1, tries, skips 2, tries, skips 3 of 4...
-    expect(tried()).toEqual([true, false, true, false, false, true, false, false]);
+    expect(look()).toBe('scavenged');
+    expect(look(6000)).toBe('trimmed');
+    // The next try 5 s later, then 10, then 20...
+    expect(look(4000)).toBeNull();
+    expect(look(1000)).toBe('scavenged');
+    expect(look(6000)).toBe('trimmed');
+    expect(look(9000)).toBeNull();
+    expect(look(1000)).toBe('scavenged');
+    expect(look(6000)).toBe('trimmed');
+    expect(look(19000)).toBeNull();
+    expect(look(1000)).toBe('scavenged');
     state.utilization = 0.5;
-    expect(trimmer.check()).toBe(false);
+    expect(look()).toBeNull();
     state.utilization = 0;
-    expect(trimmer.check()).toBe(true);
+    expect(look()).toBe('scavenged');
   });
 
   it("gives a real process's young generation back once it has been idle (a child node at 32 MB a semi-space)", async () => {
     // The child allocates for 1.5 s (V8 grows the young generation towards 2 x 32 MB), then idles
     // with a trimmer looking every 500 ms, and prints its young generation's size when it is
-    // back at V8's minimum or after 40 s.
+    // back at V8's minimum or after 40 s (V8 would give it back on its own after about two minutes).
     const script = `
       const { IdleHeapTrimmer, newSpaceBytes } = require(${JSON.stringify(join(__dirname, '../dist/heap-trim.js'))});
       let keep = [];
