@@ -611,7 +611,7 @@ ${Object.entries(r.rss ?? {}).map(([k, rows]) => `- ${k}: ${rows.map((x) => `${x
 
 ${Object.values(r.rss ?? {}).flat().some((x) => x.atEndMb != null)
   ? `Resident memory once the stack has been idle for 12 s after the last scenario (each service gives back
-the young generation V8 grew under load after 5-10 s idle: \`HEAP_TRIM_IDLE_MS\`, docs/deploy.md), in
+the young generation V8 grew under load about 7 s into a quiet spell: \`HEAP_TRIM_IDLE_MS\`, docs/deploy.md), in
 brackets the same at the moment the last scenario's writes were drained and the process's peak over
 the whole run (VmHWM, what a container's memory limit must allow).`
   : `Resident memory once the last scenario's writes were drained, and in brackets the process's peak over
@@ -1273,6 +1273,22 @@ the scenario).
     rounds): the list 0.842 and 0.851 (the conversations service -1.12 and -0.95 CPU ms a page, the
     gateway -0.40 and -0.49 in the rounds nearest the medians), message create 1.030 and 0.946, public
     0.950 and 1.003 (within the noise). On the targets' host the list's 3.41 would be ~2.9 at that ratio.
+- **An AMD EPYC host whose speed moved (2026-11-30, 19:35 UTC on; 2 cores; bare node:http 0.018-0.03 CPU
+  ms, 30,000-54,000 req/s within minutes):**
+  - The idle heap trim did not take in time on a full run: the conversations service 159 MB 12 s after
+    the rule scenario (159 at its end, peak 159), past the 150 MB target. V8 measures the allocation rate
+    since the last GC: the last GC of a load is a scavenge in its middle, so a full GC 9 s into the quiet
+    spell counted the load's garbage over those 9 s and kept the young generation; the next one, 10 s
+    later, shrank it (a list load at 1 s looks: 168 MB for 9 s, 162 after the declined GC, 99 at 19 s).
+    Since 649ce91 the trimmer looks every second (\`HEAP_TRIM_IDLE_MS\` 1000) and runs a scavenge at the
+    first idle look, then the full GC once the loop has stayed idle 5 s after it: the same load, 163 MB
+    until 7 s, 100 MB at 8 s (twice). The full run of 20:05 UTC read 107 MB for that service after 12 s
+    idle (164 at the run's end).
+  - Its full run (20:05 UTC, the "Last run" above): the list 2.88 (3.41 on the page before, stop 41's 32
+    MB semi-space), public message create 3.89 (5.04 before), message create 4.13 (4.49). The host's
+    speed moved 1.40x across the small account's scenarios (bare node:http 0.028 before them, 0.020
+    after); a small-only run 20 minutes before it read the list 3.18, message create 4.83 and public 5.43
+    with the same code (ceiling 0.025), so each figure is good to about ±15% on this host.
 - Query plans of the conversation list and \`q\` search on 100k conversations are in the conversations
   section of \`architecture.md\` (\`pnpm --filter @parley/conversations explain\`); the audit log's list
   timings on 2M entries in its section (\`pnpm --filter @parley/audit bench\`).
