@@ -1282,9 +1282,9 @@ the scenario).
     later, shrank it (a list load at 1 s looks: 168 MB for 9 s, 162 after the declined GC, 99 at 19 s).
     Since 649ce91 the trimmer looks every second (\`HEAP_TRIM_IDLE_MS\` 1000) and runs a scavenge at the
     first idle look, then the full GC once the loop has stayed idle 5 s after it: the same load, 163 MB
-    until 7 s, 100 MB at 8 s (twice). The full run of 20:05 UTC read 107 MB for that service after 12 s
+    until 7 s, 100 MB at 8 s (twice). The full run of 19:55 UTC read 107 MB for that service after 12 s
     idle (164 at the run's end).
-  - Its full run (20:05 UTC, the "Last run" above): the list 2.88 (3.41 on the page before, stop 41's 32
+  - Its full run (19:55-20:06 UTC, the "Last run" above): the list 2.88 (3.41 on the page before, stop 41's 32
     MB semi-space), public message create 3.89 (5.04 before), message create 4.13 (4.49). The host's
     speed moved 1.40x across the small account's scenarios (bare node:http 0.028 before them, 0.020
     after); a small-only run 20 minutes before it read the list 3.18, message create 4.83 and public 5.43
