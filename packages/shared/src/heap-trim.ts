@@ -45,16 +45,16 @@ const elu = (since: EventLoopUtilization) => {
 /**
  * V8 shrinks the young generation at a GC only when the allocation rate it measures since the
  * previous GC (or over its last 5 s, when that GC was more recent) is below 1 MB/s. The last GC of
- * a burst of load is a scavenge in the middle of it: a full GC a few seconds into the quiet spell
- * still counts the load's garbage over those seconds, and V8 keeps the young generation (measured:
- * a full GC 9 s after a list load declined, the one 10 s later shrank it). So the trimmer first runs
- * a scavenge (it collects that garbage, and the rate is measured afresh from it), then the full GC
+ * a burst of load is a scavenge in the middle of it: a GC a few seconds into the quiet spell still
+ * counts the load's garbage over those seconds, and V8 keeps the young generation (measured: a GC
+ * 9 s after a list load declined, the one 10 s later shrank it). So the trimmer first runs a
+ * scavenge (it collects that garbage, and the rate is measured afresh from it), then a second one
  * once this much longer has passed in quiet.
  */
 const V8_RATE_WINDOW_MS = 5_000 + 250;
 /** After a trim that worked, a process that stays quiet but grows the young generation again is trimmed again at most this often. */
 const RETRIM_GAP_MS = 60_000;
-/** When V8 will not shrink all the same (the process still allocates a little), the next try waits this long, doubled each time up to 32 times. */
+/** When V8 will not shrink all the same (the process still allocates a little), the next try waits this long, doubled each time up to 32 times (160 s). */
 const BACKOFF_MS = 5_000;
 
 /**
@@ -65,12 +65,13 @@ const BACKOFF_MS = 5_000;
  * resident, for about two minutes (measured: a service at 32 MB a semi-space 161 MB resident for
  * 110 s after its load ended, then 83 MB). Each `intervalMs` this looks at the event loop's
  * utilisation since its last look. At the first idle look with the young generation above the
- * floor, a scavenge; when the loop has stayed idle for V8's rate window after it, one full GC: V8
- * shrinks the young generation to its minimum (1 MB) and releases the rest (the same service:
- * 49 MB less, about 7 s after its load ended at 1 s looks). A few milliseconds once per
- * busy-to-idle turn; under load it never runs (the loop is not idle), so the larger young
- * generation that makes requests cheaper (fewer scavenges of in-flight answers) costs memory only
- * while busy.
+ * floor, a scavenge; when the loop has stayed idle for V8's rate window after it, a second one,
+ * at which V8 shrinks the young generation to its minimum (1 MB) and releases the rest (the same
+ * service: 63 MB less, about 7 s after its load ended at 1 s looks). Scavenges only: they cost a
+ * few milliseconds whatever the old generation holds (on Node 20, `gc({ type: 'major' })` runs a
+ * scavenge too; a full GC of a large heap would pause a process that may still be serving). Under
+ * load it never runs (the loop is not idle), so the larger young generation that makes requests
+ * cheaper (fewer scavenges of in-flight answers) costs memory only while busy.
  */
 export class IdleHeapTrimmer {
   private timer: NodeJS.Timeout | null = null;
@@ -80,9 +81,9 @@ export class IdleHeapTrimmer {
   private readonly newSpace: () => number;
   private readonly utilization: (since: EventLoopUtilization) => { now: EventLoopUtilization; utilization: number };
   private readonly clock: () => number;
-  /** Full GCs this trimmer ran (metrics and tests). */
+  /** Young generations given back (metrics and tests). */
   trims = 0;
-  /** When this quiet spell's scavenge ran (null: not yet, or the loop was busy since). */
+  /** When this quiet spell's first scavenge ran (null: not yet, or the loop was busy since). */
   private primedAt: number | null = null;
   /** No scavenge before this time (a backoff, or the gap after a trim); reset when the loop is busy. */
   private notBefore = 0;
@@ -104,10 +105,11 @@ export class IdleHeapTrimmer {
   }
 
   /**
-   * One look: answers what it did, 'scavenged' (the first idle look of a quiet spell), 'trimmed'
-   * (a full GC, the spell having lasted V8's rate window since) or null (busy, small, waiting).
+   * One look: answers what it did: 'scavenged' (the first idle look of a quiet spell), 'trimmed'
+   * (the young generation given back, at the second scavenge or already at the first),
+   * 'declined' (V8 kept it at the second: the next try backs off), or null (busy, small, waiting).
    */
-  check(): 'scavenged' | 'trimmed' | null {
+  check(): 'scavenged' | 'trimmed' | 'declined' | null {
     const { now, utilization } = this.utilization(this.last);
     this.last = now;
     if (utilization >= (this.opts.idleUtilization ?? 0.02)) {
@@ -117,31 +119,41 @@ export class IdleHeapTrimmer {
       return null;
     }
     const floor = this.opts.floorBytes ?? 4 * 1024 * 1024;
-    if (this.newSpace() <= floor) return null;
+    if (this.newSpace() <= floor) {
+      // Small (V8 shrank it on its own, say): a later growth starts with a scavenge of its own.
+      this.primedAt = null;
+      return null;
+    }
     const t = this.clock();
     if (t < this.notBefore) return null;
-    this.gc ??= exposedGc();
-    if (this.primedAt === null) {
-      this.gc({ type: 'minor' });
+    if (this.primedAt !== null && t - this.primedAt < V8_RATE_WINDOW_MS) return null;
+    const first = this.primedAt === null;
+    this.scavenge();
+    if (this.newSpace() <= floor) {
+      // Given back. A process that stays quiet but allocates enough to grow it again (a realtime
+      // replica holding thousands of idle sockets) is trimmed again at most once a minute until it
+      // has been busy in between.
+      this.trims++;
+      this.primedAt = null;
+      this.backoff = 0;
+      this.notBefore = t + RETRIM_GAP_MS;
+      return 'trimmed';
+    }
+    if (first) {
       this.primedAt = t;
       return 'scavenged';
     }
-    if (t - this.primedAt < V8_RATE_WINDOW_MS) return null;
-    this.gc({ type: 'major' });
-    this.trims++;
+    // V8 measured a rate that is not low (the process still allocates): later, less often.
     this.primedAt = null;
-    if (this.newSpace() > floor) {
-      // V8 measured a rate that is not low (the process still allocates): later, less often.
-      this.backoff = Math.min(Math.max(this.backoff * 2, 1), 32);
-      this.notBefore = t + this.backoff * BACKOFF_MS;
-    } else {
-      // Trimmed. A process that stays quiet but allocates enough to grow it again (a realtime
-      // replica holding thousands of idle sockets, whose full GC is a larger heap's) is trimmed
-      // again at most once a minute until it has been busy in between.
-      this.backoff = 0;
-      this.notBefore = t + RETRIM_GAP_MS;
-    }
-    return 'trimmed';
+    this.backoff = Math.min(Math.max(this.backoff * 2, 1), 32);
+    this.notBefore = t + this.backoff * BACKOFF_MS;
+    return 'declined';
+  }
+
+  /** A scavenge; the loop's utilisation is read again after it, so that its own pause does not count as load at the next look. */
+  private scavenge(): void {
+    (this.gc ??= exposedGc())({ type: 'minor' });
+    this.last = performance.eventLoopUtilization();
   }
 
   stop(): void {
