@@ -767,8 +767,8 @@ async function phase(label, databaseUrl, sizes, result, measure) {
     await measure(ctx, d);
     await drain(60_000);
     // Resident memory when the load ends, then once the stack has been idle long enough for each
-    // service to give back the young generation V8 grew under load (HEAP_TRIM_IDLE_MS, 5 s, twice
-    // over: heap-trim.ts in packages/shared): the memory a quiet service holds.
+    // service to give back the young generation V8 grew under load (HEAP_TRIM_IDLE_MS: about 7 s
+    // into a quiet spell, heap-trim.ts in packages/shared): the memory a quiet service holds.
     const atEnd = new Map(rssOfServices(stack.child.pid).map((x) => [x.service, x.rssMb]));
     await sleep(Number(env.BENCH_RSS_IDLE_SECONDS || 12) * 1000);
     result.rss[label] = rssOfServices(stack.child.pid).map((x) => ({ ...x, atEndMb: atEnd.get(x.service) ?? null }));
