@@ -119,7 +119,7 @@ const MISSED = {
   a request at 100 req/s, against 5.92 and 6.20).`,
   rule_p99: (r) => {
     const ms = r.rule?.cpuMsPerRequest?.stack;
-    const cores = ms ? ` (${fmt(ms, 1)} CPU ms in this run: 200 messages/s needs about ${Math.ceil((ms * 200) / 1000)} cores)` : '';
+    const cores = ms ? ` (${fmt(ms, 1)} CPU ms in this run: 200 messages/s needs about ${fmt((ms * 200) / 1000, 1)} cores)` : '';
     return `Each rule message costs the stack the message create with its fan-out (a contact's message also
   starts the conversation's wait: a conversation.updated), the rule's command call to the conversations
   service, and the label change's own events and activity message with theirs: five events, each on four
