@@ -88,9 +88,10 @@ export const baseConfigSchema = z.object({
    */
   HEAP_GROWING_PERCENT: z.coerce.number().int().min(0).max(1000).default(50),
   /**
-   * Once the event loop has been idle this long (ms, also how often it is looked at), a scavenge,
-   * and a second one once V8's 5 s rate window has passed in quiet gives back the young generation V8 grew under load
-   * (heap-trim.ts): a quiet service holds its resting memory, not its peak's. 0: never.
+   * Once the event loop has been idle this long (ms; also how often it is looked at), a scavenge;
+   * a second one when V8's 5 s rate window has passed in quiet, at which V8 gives back the young
+   * generation it grew under load (heap-trim.ts): a quiet service holds its resting memory, not
+   * its peak's. 0: never.
    */
   HEAP_TRIM_IDLE_MS: z.coerce.number().int().min(0).default(1000),
 });
