@@ -7,6 +7,7 @@ import {
   gatherForCommit,
   buildEnvelope,
   claimOutbox,
+  CLAIM_SETTINGS,
   createLogger,
   createPool,
   defineConsumer,
@@ -396,6 +397,73 @@ describe('outbox relay and consumer runner against real Postgres and RabbitMQ', 
       await own.end();
       // Even if the set-up failed half way: no backlog row left waiting for the next test's relay, nor statistics counting one.
       await pool.query(`DELETE FROM outbox WHERE routing_key = 'test.backlog' AND id > $1`, [before[0]?.id ?? 0]);
+      await pool.query('ANALYZE outbox');
+    }
+  });
+
+  it('when statistics make a bitmap scan look cheaper, then the relay still claims through the waiting index, and after 2,000 events a claim reads the rows of its last claims only', async () => {
+    // Each claim marks its rows published; their entries in the waiting index (`published_at IS
+    // NULL`) stay until a scan finds the rows dead to everyone and marks the entries dead, so
+    // later scans skip them. An index scan does; a bitmap scan never does, and a claim that took
+    // one read the rows of every event published since the table's last VACUUM.
+    type PlanNode = { 'Node Type': string; 'Index Name'?: string; Plans?: PlanNode[]; 'Shared Hit Blocks'?: number; 'Shared Read Blocks'?: number };
+    const nodes = (p: PlanNode): string[] => [`${p['Node Type']}${p['Index Name'] ? ` ${p['Index Name']}` : ''}`, ...(p.Plans ?? []).flatMap(nodes)];
+    const amqp = new AmqpConnection(infra().amqpUrl, log, env.namespace);
+    await amqp.connect();
+    const relay = new OutboxRelay({ pool, listenUrl: roleUrl, schema: SERVICE, amqp, log, pollMs: 60_000, batchSize: 50 });
+    const client = await pool.connect();
+    /** The claim's plan in a transaction opened with `settings` (run and rolled back with `analyze`). */
+    const claimPlan = async (settings: string | null, analyze = false): Promise<PlanNode> => {
+      await client.query(settings ? `BEGIN; ${settings}` : 'BEGIN');
+      try {
+        const { rows } = await client.query<{ 'QUERY PLAN': Array<{ Plan: PlanNode }> }>(`EXPLAIN (${analyze ? 'ANALYZE, BUFFERS, ' : ''}FORMAT JSON) ${claimOutbox(50).text}`);
+        return rows[0]!['QUERY PLAN'][0]!.Plan;
+      } finally {
+        await client.query('ROLLBACK');
+      }
+    };
+    try {
+      // An outbox under load, as its statistics say: the last days' events kept, published, a few
+      // waiting, rows of a real event's size (a message's is 1.3 kB), their ids in no physical
+      // order (each claim's update moves its rows to wherever the table has room): an index
+      // scan's row fetches look far apart to the planner, and it took the bitmap scan.
+      await pool.query('ALTER TABLE outbox SET (autovacuum_enabled = false)');
+      const text = 'x'.repeat(1000);
+      await pool.query(
+        `INSERT INTO outbox (id, event_id, routing_key, payload, published_at) OVERRIDING SYSTEM VALUE
+         SELECT id, gen_random_uuid(), 'test.history', jsonb_build_object('text', $1::text), CASE WHEN n <= 10 THEN NULL ELSE now() END
+           FROM (SELECT n, nextval(pg_get_serial_sequence('outbox', 'id')) AS id FROM generate_series(1, 3000) n) ids ORDER BY random()`,
+        [text],
+      );
+      await pool.query('ANALYZE outbox');
+      expect(nodes(await claimPlan(null))).toContain('Bitmap Heap Scan');
+      expect(nodes(await claimPlan(CLAIM_SETTINGS))).toContain('Index Scan outbox_unpublished_idx');
+
+      const ctx = systemContext(SERVICE, 1, 'req-claim-pages');
+      const ids: string[] = [];
+      for (let t = 0; t < 20; t++) {
+        const written = await withTransaction(pool, async (tx) => {
+          const out: string[] = [];
+          for (let i = 0; i < 100; i++) out.push((await writeEvent(tx, ctx, { type: 'test.ping', accountId: 1, data: { id: `p${t}-${i}`, text } })).id);
+          return out;
+        });
+        ids.push(...written);
+      }
+      relay.start();
+      const waiting = async () => (await pool.query<{ n: number }>('SELECT count(*)::int AS n FROM outbox WHERE event_id = ANY($1::uuid[]) AND published_at IS NULL', [ids])).rows[0]!.n;
+      await waitFor(async () => (await waiting()) === 0, { what: '2,000 events published', timeoutMs: 30_000 });
+      await relay.stop();
+      // The claim as the relay runs it, on an outbox with nothing waiting: 2,000 published rows
+      // take ~300 pages; the index's own pages and the rows of the last claim, a few dozen.
+      const plan = await claimPlan(CLAIM_SETTINGS, true);
+      expect((plan['Shared Hit Blocks'] ?? 0) + (plan['Shared Read Blocks'] ?? 0)).toBeLessThan(100);
+    } finally {
+      await client.query('ROLLBACK').catch(() => undefined);
+      client.release();
+      await relay.stop();
+      await amqp.close();
+      await pool.query(`DELETE FROM outbox WHERE routing_key = 'test.history'`);
+      await pool.query('ALTER TABLE outbox RESET (autovacuum_enabled)');
       await pool.query('ANALYZE outbox');
     }
   });
