@@ -144,8 +144,10 @@ const MISSED = {
   to 200 ms (bench:ab rule: B/A 0.910 and 0.977); later, per-event objects built without a slow spread and
   activity messages kept from reports and the webhooks queue by the broker (0.968, then 0.953-0.988). On the
   slower host of that night a rule message cost 24-32 CPU ms. Since (2026-11-30 afternoon): reports' writes
-  one statement a batch instead of one an event. Left: fewer statements and hops a message (the rule's
-  commands of a batch in one call, the runs written for rules that did not match) before fewer indexes.`;
+  one statement a batch instead of one an event. Since (2026-11-30 night): the outbox relay's claim walks
+  its index (it had taken a bitmap scan, which read every row published since the last VACUUM; bench:ab
+  rule 0.972). Left: fewer statements and hops a message (the rule's commands of a batch in one call, the
+  runs written for rules that did not match) before fewer indexes.`;
   },
   rss: `A service holds 20-30 MB live; the rest is V8's heap slack and the node binary's pages (~45 MB of file
   pages per process). The services run with the young generation capped and the old generation grown
@@ -1305,6 +1307,40 @@ the scenario).
     command's HTTP call ~20% of automation's CPU. An event's envelope checked against its contract
     (zod) costs a consumer 6-14 µs on top of its \`JSON.parse\` (4-8 µs), ~1% of a message create over
     its four queues. No one item is more than ~6% of a rule message.
+- **An Intel Xeon host (2026-11-30, 21:31 UTC on; 2 cores; bare node:http 0.017-0.025 CPU ms, 32,000-57,000
+  req/s from run to run):**
+  - The code of the "Last run" read, small-only: message create 4.86 and the list 4.17 at 21:35 UTC, message
+    create 6.03-6.41 in runs half an hour later; the rule effect on the large account 12.27 CPU ms a rule
+    message, p99 2.13 s. The host's figures are not the page's.
+  - **The outbox relay's claim read every row published since the table's last VACUUM.** A message
+    create's statements (\`pg_stat_statements\`, small account, 10 s at saturation): the claim 4.5 ms a call
+    for ~21 rows, 1,502 buffers, 0.19 ms of Postgres a message create, more than the outbox insert
+    (0.12). \`auto_explain\` showed why: a bitmap scan of the waiting rows' index (\`published_at IS
+    NULL\`), which the planner took expecting 2-16 waiting rows on a table whose ids are in no physical
+    order. Each claim's mark leaves the row's entry in that index until VACUUM; an index scan marks an entry
+    dead once no transaction can see its row, and later scans skip it, but a bitmap scan never does: every
+    claim visited every row published since the last VACUUM (this machine's Postgres runs without
+    autovacuum; in production it would empty the index every minute or more, 18,000 rows a minute at 300
+    events/s). After a run, one scan of the index read 5,833 buffers and the next, whose index scan had
+    marked them, 18. Since 73935eb the relay's transaction opens with \`SET LOCAL enable_bitmapscan =
+    off\` (\`CLAIM_SETTINGS\`, sent with the BEGIN: no round trip): the claim 0.049 ms of Postgres a message
+    create. \`pnpm bench:ab\` against 57fde35: message create 0.944 (0.910-0.993), public message create
+    0.991 (0.920-1.102), rule messages at 50/s 0.972 (0.936-1.011; conversations' Postgres -0.32 ms). The
+    kernel's events test makes the statistics under which the planner took the bitmap scan, checks that the
+    relay's claim takes the index, and that after 2,000 events a claim reads under 100 pages (423 with the
+    bitmap scan). On 2026-11-29 the claim was 0.73 ms of a rule message's Postgres (the rule effect's text),
+    this bug. Left in it: 251 buffers a claim of 12 rows in the rule run, the entries of rows published while
+    an older transaction was open (automation's rules batch keeps its transaction over its commands' calls,
+    tens to hundreds of ms at saturation). The webhook sender's claim (\`webhook_deliveries_due_idx\`,
+    \`status = 'pending'\`) has the same shape; the benchmark configures no webhooks, so it was not measured.
+  - Measured, not changed. An event's contract check in the services (\`parseEnvelope\`, timed in each
+    consumer with \`process.cpuUsage\`): 18-76 µs of CPU a call, ~30 typical, against ~12 in a loop over
+    the same payloads (cold caches between events): 8-15% of each consumer's CPU, ~2.5% of a message create
+    over its four queues. A rule message's Postgres by statement (\`pg_stat_statements\`, 3,000 rule
+    messages, wall times on the saturated machine): the rule runs' insert (72 rows a call) and the incoming
+    message's insert ~15% each, reports' batch write ~12%, the claim, the contact's last activity, the label
+    update, the activity's insert and the conversation's times ~9-10% each; one in five of the conversations
+    service's events is \`conversation.labels_changed\`, which no queue binds.
 - Query plans of the conversation list and \`q\` search on 100k conversations are in the conversations
   section of \`architecture.md\` (\`pnpm --filter @parley/conversations explain\`); the audit log's list
   timings on 2M entries in its section (\`pnpm --filter @parley/audit bench\`).
