@@ -46,8 +46,8 @@ export function claimOutbox(batchSize: number): QueryConfig {
 }
 
 /**
- * @internal Set in the relay's transaction, before its claim is planned (exported for the kernel's
- * tests). Each claim marks its rows published, so the waiting index (`published_at IS NULL`) keeps
+ * Set in the relay's transaction, before its claim is planned (and in the webhook sender's, whose
+ * claim has the same shape). Each claim marks its rows published, so the waiting index (`published_at IS NULL`) keeps
  * an entry for every row published since the table's last VACUUM until an index scan finds the row
  * dead to every transaction and marks the entry dead; later scans then skip it without reading the
  * row. A bitmap scan never marks entries, and the planner took one for the claim (it expects a few

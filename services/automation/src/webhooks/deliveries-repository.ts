@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { currentTraceparent, prepared, type Executor } from '@parley/shared';
+import { CLAIM_SETTINGS, currentTraceparent, prepared, withTransactionFrom, type Executor, type Pool } from '@parley/shared';
 
 export type DeliveryStatus = 'pending' | 'succeeded' | 'failed' | 'dead';
 export type DeliveryKind = 'webhook' | 'inbox' | 'rule';
@@ -117,10 +117,14 @@ const claimDue = prepared(
  * if this process dies mid-send the lease runs out and the row is sent again, same delivery id,
  * and the attempt it cut off is logged as interrupted.
  * URLs this process has no free slot for are left to later polls (or other replicas).
+ * In a transaction of its own opened with the outbox relay's claim settings (`CLAIM_SETTINGS`: no
+ * bitmap scan): each claim moves its rows' `next_attempt_at` and each outcome ends their
+ * `pending`, leaving their old entries in the due index until VACUUM, which a bitmap scan never
+ * marks dead; the planner takes one when it expects a few due rows, and every poll then read every
+ * delivery since the last VACUUM (docs/architecture.md, "Outbox").
  */
-export async function claimDueDeliveries(db: Executor, limit: number, excludeUrls: string[], leaseMs: number): Promise<ClaimedDelivery[]> {
-  const { rows } = await db.query<ClaimedDelivery>(claimDue([limit, excludeUrls, leaseMs]));
-  return rows;
+export async function claimDueDeliveries(pool: Pool, limit: number, excludeUrls: string[], leaseMs: number): Promise<ClaimedDelivery[]> {
+  return withTransactionFrom(pool, CLAIM_SETTINGS, async (tx) => (await tx.query<ClaimedDelivery>(claimDue([limit, excludeUrls, leaseMs]))).rows);
 }
 
 /** Gives a claimed row back untouched (this process had no free slot for its URL). */

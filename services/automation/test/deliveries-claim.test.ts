@@ -1,0 +1,92 @@
+import { CLAIM_SETTINGS, createPool, serviceDatabaseUrl, type Pool, type PoolClient } from '@parley/shared';
+import { createTestEnv, type TestEnv } from '@parley/testkit';
+import { claimDueDeliveries, finishAttempts } from '../src/webhooks/deliveries-repository';
+import { startAutomation } from './helpers';
+
+type PlanNode = { 'Node Type': string; 'Index Name'?: string; Plans?: PlanNode[]; 'Shared Hit Blocks'?: number; 'Shared Read Blocks'?: number };
+const nodes = (p: PlanNode): string[] => [`${p['Node Type']}${p['Index Name'] ? ` ${p['Index Name']}` : ''}`, ...(p.Plans ?? []).flatMap(nodes)];
+
+/** The sender's claim as SQL to explain (its statement with literal arguments: 50 rows, no URL left out, a minute's lease). */
+const CLAIM = `SELECT id FROM webhook_deliveries
+  WHERE status = 'pending' AND next_attempt_at <= now() AND NOT (url = ANY ('{}'::text[]))
+  ORDER BY next_attempt_at LIMIT 50 FOR UPDATE SKIP LOCKED`;
+
+/*
+ * The webhook sender's claim on a table whose statistics make a bitmap scan look cheaper. Each
+ * claim moves its rows' `next_attempt_at` and each outcome ends their `pending`: both leave the old
+ * row's entry in the due index until VACUUM. An index scan marks such an entry dead once no
+ * transaction can see its row, so later claims skip it; a bitmap scan never does, and every poll
+ * read every delivery made since the last VACUUM.
+ */
+describe('webhook sender claim', () => {
+  let env: TestEnv;
+  let pool: Pool;
+  let client: PoolClient;
+
+  beforeAll(async () => {
+    env = await createTestEnv();
+    // Started once for its schema, then stopped: its own sender would claim the rows below.
+    await (await startAutomation(env)).stop();
+    pool = createPool(serviceDatabaseUrl(env.config.DATABASE_URL, 'automation', env.config.DB_ROLE_PASSWORD), 'automation', 3);
+    client = await pool.connect();
+  });
+  afterAll(async () => {
+    client?.release();
+    await pool?.end();
+    await env?.close();
+  });
+
+  /** The plan of the claim's row search in a transaction opened with `settings` (run and rolled back with `analyze`). */
+  async function claimPlan(settings: string | null, analyze = false): Promise<PlanNode> {
+    await client.query(settings ? `BEGIN; ${settings}` : 'BEGIN');
+    try {
+      const { rows } = await client.query<{ 'QUERY PLAN': Array<{ Plan: PlanNode }> }>(`EXPLAIN (${analyze ? 'ANALYZE, BUFFERS, ' : ''}FORMAT JSON) ${CLAIM}`);
+      return rows[0]!['QUERY PLAN'][0]!.Plan;
+    } finally {
+      await client.query('ROLLBACK');
+    }
+  }
+
+  it('when statistics make a bitmap scan look cheaper, then the sender still claims through the due index, and after 600 deliveries a claim reads the rows of its last claims only', async () => {
+    await pool.query('ALTER TABLE webhook_deliveries SET (autovacuum_enabled = false)');
+    try {
+      // The last days' deliveries, done, a few due and 500 waiting for their retries (a receiver
+      // that was down), rows of a real payload's size, in no physical order (each claim's update
+      // moves its rows to wherever the table has room).
+      const payload = JSON.stringify({ text: 'x'.repeat(1000) });
+      await pool.query(
+        `INSERT INTO webhook_deliveries (account_id, kind, url, dedupe_key, delivery_id, event, payload, status, next_attempt_at)
+         SELECT 1, 'webhook', 'http://history.test/', 'history-' || n, gen_random_uuid(), 'message_created', $1::jsonb,
+                CASE WHEN n <= 510 THEN 'pending' ELSE 'succeeded' END,
+                CASE WHEN n <= 10 THEN now() - interval '1 minute' WHEN n <= 510 THEN now() + n * interval '1 second' END
+           FROM generate_series(1, 3000) n ORDER BY random()`,
+        [payload],
+      );
+      await pool.query('ANALYZE webhook_deliveries');
+      expect(nodes(await claimPlan(null))).toContain('Bitmap Heap Scan');
+      expect(nodes(await claimPlan(CLAIM_SETTINGS))).toContain('Index Scan webhook_deliveries_due_idx');
+
+      await pool.query(
+        `INSERT INTO webhook_deliveries (account_id, kind, url, dedupe_key, delivery_id, event, payload, next_attempt_at)
+         SELECT 1, 'webhook', 'http://receiver.test/', 'due-' || n, gen_random_uuid(), 'message_created', $1::jsonb, now() - interval '1 second'
+           FROM generate_series(1, 600) n`,
+        [payload],
+      );
+      // What the sender does, poll after poll: claim, send (not here), record the outcome.
+      let sent = 0;
+      for (let poll = 0; poll < 100; poll++) {
+        const claimed = await claimDueDeliveries(pool, 50, [], 60_000);
+        if (claimed.length === 0) break;
+        await finishAttempts(pool, claimed.map((d) => ({ id: d.id, status: 'succeeded' as const, attempt: d.attempts, statusCode: 200, error: null, durationMs: 1, retryInMs: null })));
+        sent += claimed.length;
+      }
+      expect(sent).toBe(610);
+      // After claims that took the bitmap scan, the due index still held the 600 deliveries' old
+      // entries and a claim read 113 pages here; after index scans, 2.
+      const plan = await claimPlan(CLAIM_SETTINGS, true);
+      expect((plan['Shared Hit Blocks'] ?? 0) + (plan['Shared Read Blocks'] ?? 0)).toBeLessThan(40);
+    } finally {
+      await pool.query('ALTER TABLE webhook_deliveries RESET (autovacuum_enabled)');
+    }
+  });
+});
