@@ -1332,7 +1332,10 @@ the scenario).
     this bug. Left in it: 251 buffers a claim of 12 rows in the rule run, the entries of rows published while
     an older transaction was open (automation's rules batch keeps its transaction over its commands' calls,
     tens to hundreds of ms at saturation). The webhook sender's claim (\`webhook_deliveries_due_idx\`,
-    \`status = 'pending'\`) has the same shape; the benchmark configures no webhooks, so it was not measured.
+    \`status = 'pending'\`) has the same shape, and with 500 deliveries waiting for their retries the
+    planner took the bitmap scan there too: after 600 deliveries a claim read 113 pages, 2 with the
+    settings (automation's deliveries-claim test). Since 8e05358 it runs in a transaction opened with them
+    (two round trips more a poll; the benchmark configures no webhooks, so no CPU figure).
   - Measured, not changed. An event's contract check in the services (\`parseEnvelope\`, timed in each
     consumer with \`process.cpuUsage\`): 18-76 µs of CPU a call, ~30 typical, against ~12 in a loop over
     the same payloads (cold caches between events): 8-15% of each consumer's CPU, ~2.5% of a message create
