@@ -1320,22 +1320,23 @@ the scenario).
     order. Each claim's mark leaves the row's entry in that index until VACUUM; an index scan marks an entry
     dead once no transaction can see its row, and later scans skip it, but a bitmap scan never does: every
     claim visited every row published since the last VACUUM (this machine's Postgres runs without
-    autovacuum; in production it would empty the index every minute or more, 18,000 rows a minute at 300
-    events/s). After a run, one scan of the index read 5,833 buffers and the next, whose index scan had
+    autovacuum; in production autovacuum comes when a fifth of the table is dead, and with the outbox's 72
+    hours of published rows that is hours apart at a steady rate: millions of such entries). After a run, one scan of the index read 5,833 buffers and the next, whose index scan had
     marked them, 18. Since 73935eb the relay's transaction opens with \`SET LOCAL enable_bitmapscan =
     off\` (\`CLAIM_SETTINGS\`, sent with the BEGIN: no round trip): the claim 0.049 ms of Postgres a message
     create. \`pnpm bench:ab\` against 57fde35: message create 0.944 (0.910-0.993), public message create
     0.991 (0.920-1.102), rule messages at 50/s 0.972 (0.936-1.011; conversations' Postgres -0.32 ms). The
-    kernel's events test makes the statistics under which the planner took the bitmap scan, checks that the
-    relay's claim takes the index, and that after 2,000 events a claim reads under 100 pages (423 with the
-    bitmap scan). On 2026-11-29 the claim was 0.73 ms of a rule message's Postgres (the rule effect's text),
+    kernel's events test builds statistics under which the planner takes the bitmap scan, checks that the
+    claim under the settings takes the index, and that after the relay published 2,000 events a claim reads
+    under 100 pages (423-437 after claims that took the bitmap scan). On 2026-11-29 the claim was 0.73 ms of a rule message's Postgres (the rule effect's text),
     this bug. Left in it: 251 buffers a claim of 12 rows in the rule run, the entries of rows published while
     an older transaction was open (automation's rules batch keeps its transaction over its commands' calls,
     tens to hundreds of ms at saturation). The webhook sender's claim (\`webhook_deliveries_due_idx\`,
     \`status = 'pending'\`) has the same shape, and with 500 deliveries waiting for their retries the
     planner took the bitmap scan there too: after 600 deliveries a claim read 113 pages, 2 with the
     settings (automation's deliveries-claim test). Since 8e05358 it runs in a transaction opened with them
-    (two round trips more a poll; the benchmark configures no webhooks, so no CPU figure).
+    (two round trips more a poll; the benchmark configures no webhooks, so no CPU figure). The outbox
+    gauge's count of waiting rows (\`metrics.ts\`, at each scrape) reads the same index, left as is.
   - Measured, not changed. An event's contract check in the services (\`parseEnvelope\`, timed in each
     consumer with \`process.cpuUsage\`): 18-76 µs of CPU a call, ~30 typical, against ~12 in a loop over
     the same payloads (cold caches between events): 8-15% of each consumer's CPU, ~2.5% of a message create

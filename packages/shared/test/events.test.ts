@@ -422,6 +422,7 @@ describe('outbox relay and consumer runner against real Postgres and RabbitMQ', 
         await client.query('ROLLBACK');
       }
     };
+    const { rows: before } = await pool.query<{ id: string | null }>('SELECT max(id)::text AS id FROM outbox');
     try {
       // An outbox under load, as its statistics say: the last days' events kept, published, a few
       // waiting, rows of a real event's size (a message's is 1.3 kB), their ids in no physical
@@ -436,7 +437,9 @@ describe('outbox relay and consumer runner against real Postgres and RabbitMQ', 
         [text],
       );
       await pool.query('ANALYZE outbox');
-      expect(nodes(await claimPlan(null))).toContain('Bitmap Heap Scan');
+      // (The planner's margin for the bitmap scan here is a few percent of the plan's cost.)
+      const unset = nodes(await claimPlan(null));
+      if (!unset.includes('Bitmap Heap Scan')) throw new Error(`the set-up no longer makes the planner take a bitmap scan for the claim (${unset.join(', ')}): the test proves nothing until it does`);
       expect(nodes(await claimPlan(CLAIM_SETTINGS))).toContain('Index Scan outbox_unpublished_idx');
 
       const ctx = systemContext(SERVICE, 1, 'req-claim-pages');
@@ -453,18 +456,20 @@ describe('outbox relay and consumer runner against real Postgres and RabbitMQ', 
       const waiting = async () => (await pool.query<{ n: number }>('SELECT count(*)::int AS n FROM outbox WHERE event_id = ANY($1::uuid[]) AND published_at IS NULL', [ids])).rows[0]!.n;
       await waitFor(async () => (await waiting()) === 0, { what: '2,000 events published', timeoutMs: 30_000 });
       await relay.stop();
-      // The claim as the relay runs it, on an outbox with nothing waiting: 2,000 published rows
-      // take ~300 pages; the index's own pages and the rows of the last claim, a few dozen.
+      // The claim, on an outbox with nothing waiting: after claims that took the bitmap scan it
+      // read ~430 pages (the 2,000 published rows); after the relay's, the index's own pages and
+      // the rows of the last claim, a few dozen.
       const plan = await claimPlan(CLAIM_SETTINGS, true);
       expect((plan['Shared Hit Blocks'] ?? 0) + (plan['Shared Read Blocks'] ?? 0)).toBeLessThan(100);
     } finally {
       await client.query('ROLLBACK').catch(() => undefined);
       client.release();
       await relay.stop();
-      await amqp.close();
-      await pool.query(`DELETE FROM outbox WHERE routing_key = 'test.history'`);
+      // Whatever it wrote, published or not (a failure half way leaves no backlog for the next test's relay).
+      await pool.query('DELETE FROM outbox WHERE id > $1', [before[0]?.id ?? 0]);
       await pool.query('ALTER TABLE outbox RESET (autovacuum_enabled)');
       await pool.query('ANALYZE outbox');
+      await amqp.close().catch(() => undefined);
     }
   });
 
