@@ -1327,14 +1327,16 @@ the scenario).
     create. \`pnpm bench:ab\` against 57fde35: message create 0.944 (0.910-0.993), public message create
     0.991 (0.920-1.102), rule messages at 50/s 0.972 (0.936-1.011; conversations' Postgres -0.32 ms). The
     kernel's events test builds statistics under which the planner takes the bitmap scan, checks that the
-    claim under the settings takes the index, and that after the relay published 2,000 events a claim reads
-    under 100 pages (423-437 after claims that took the bitmap scan). On 2026-11-29 the claim was 0.73 ms of a rule message's Postgres (the rule effect's text),
+    claim under the settings takes the index, and that after the relay published 2,000 events its claims
+    leave no entry of a published row unmarked (claims that took the bitmap scan left ~430 pages of them;
+    the pages are read by a bitmap scan, which marks nothing, and the relay looks again until they are
+    marked: other test files' open transactions can delay the marking). On 2026-11-29 the claim was 0.73 ms of a rule message's Postgres (the rule effect's text),
     this bug. Left in it: 251 buffers a claim of 12 rows in the rule run, the entries of rows published while
     an older transaction was open (automation's rules batch keeps its transaction over its commands' calls,
     tens to hundreds of ms at saturation). The webhook sender's claim (\`webhook_deliveries_due_idx\`,
     \`status = 'pending'\`) has the same shape, and with 500 deliveries waiting for their retries the
-    planner took the bitmap scan there too: after 600 deliveries a claim read 113 pages, 2 with the
-    settings (automation's deliveries-claim test). Since 8e05358 it runs in a transaction opened with them
+    planner took the bitmap scan there too: after 1,500 deliveries their old entries pointed a claim at
+    ~220 pages, none once the claims walk the index (automation's deliveries-claim test). Since 8e05358 it runs in a transaction opened with them
     (two round trips more a poll; the benchmark configures no webhooks, so no CPU figure). The outbox
     gauge's count of waiting rows (\`metrics.ts\`, at each scrape) reads the same index, left as is.
   - Measured, not changed. An event's contract check in the services (\`parseEnvelope\`, timed in each

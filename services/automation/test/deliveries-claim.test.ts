@@ -1,5 +1,5 @@
 import { CLAIM_SETTINGS, createPool, serviceDatabaseUrl, type Pool, type PoolClient } from '@parley/shared';
-import { createTestEnv, type TestEnv } from '@parley/testkit';
+import { createTestEnv, waitFor, type TestEnv } from '@parley/testkit';
 import { claimDueDeliveries, finishAttempts } from '../src/webhooks/deliveries-repository';
 import { startAutomation } from './helpers';
 
@@ -47,7 +47,17 @@ describe('webhook sender claim', () => {
     }
   }
 
-  it('when statistics make a bitmap scan look cheaper, then the sender still claims through the due index, and after 600 deliveries a claim reads the rows of its last claims only', async () => {
+  /**
+   * Pages of rows the due index still points the claim at: read by a bitmap scan, which skips the
+   * entries already marked dead and marks none (an index scan here would mark them itself).
+   */
+  async function pagesLeft(): Promise<number> {
+    const plan = await claimPlan('SET LOCAL enable_indexscan = off; SET LOCAL enable_seqscan = off', true);
+    expect(nodes(plan)).toContain('Bitmap Heap Scan');
+    return (plan['Shared Hit Blocks'] ?? 0) + (plan['Shared Read Blocks'] ?? 0);
+  }
+
+  it('when statistics make a bitmap scan look cheaper, then the sender still claims through the due index, and after 1,500 deliveries a claim reads the rows of its last claims only', async () => {
     await pool.query('ALTER TABLE webhook_deliveries SET (autovacuum_enabled = false)');
     try {
       // The last days' deliveries, done, a few due and 500 waiting for their retries (a receiver
@@ -70,22 +80,22 @@ describe('webhook sender claim', () => {
       await pool.query(
         `INSERT INTO webhook_deliveries (account_id, kind, url, dedupe_key, delivery_id, event, payload, next_attempt_at)
          SELECT 1, 'webhook', 'http://receiver.test/', 'due-' || n, gen_random_uuid(), 'message_created', $1::jsonb, now() - interval '1 second'
-           FROM generate_series(1, 600) n`,
+           FROM generate_series(1, 1500) n`,
         [payload],
       );
       // What the sender does, poll after poll: claim, send (not here), record the outcome.
       let sent = 0;
-      for (let poll = 0; poll < 100; poll++) {
+      for (let poll = 0; poll < 200; poll++) {
         const claimed = await claimDueDeliveries(pool, 50, [], 60_000);
         if (claimed.length === 0) break;
         await finishAttempts(pool, claimed.map((d) => ({ id: d.id, status: 'succeeded' as const, attempt: d.attempts, statusCode: 200, error: null, durationMs: 1, retryInMs: null })));
         sent += claimed.length;
       }
-      expect(sent).toBe(610);
-      // After claims that took the bitmap scan, the due index still held the 600 deliveries' old
-      // entries and a claim read 113 pages here; after index scans, 2.
-      const plan = await claimPlan(CLAIM_SETTINGS, true);
-      expect((plan['Shared Hit Blocks'] ?? 0) + (plan['Shared Read Blocks'] ?? 0)).toBeLessThan(40);
+      expect(sent).toBe(1510);
+      // The claims' index scans mark an old entry dead once no transaction can see its row (other
+      // test files' transactions can hold that back a while): the sender's next polls, with nothing
+      // due, mark what is left. Claims that took the bitmap scan never do: ~220 pages stay.
+      await waitFor(async () => (await claimDueDeliveries(pool, 50, [], 60_000), (await pagesLeft()) < 40), { what: 'the due index left with no entry of a done delivery', timeoutMs: 20_000 });
     } finally {
       await pool.query('ALTER TABLE webhook_deliveries RESET (autovacuum_enabled)');
     }
