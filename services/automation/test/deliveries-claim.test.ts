@@ -57,7 +57,7 @@ describe('webhook sender claim', () => {
     return (plan['Shared Hit Blocks'] ?? 0) + (plan['Shared Read Blocks'] ?? 0);
   }
 
-  it('when statistics make a bitmap scan look cheaper, then the sender still claims through the due index, and after 1,500 deliveries a claim reads the rows of its last claims only', async () => {
+  it('when statistics make a bitmap scan look cheaper, then the sender still claims through the due index, and after 1,500 deliveries its claims leave later ones no old entry to read', async () => {
     await pool.query('ALTER TABLE webhook_deliveries SET (autovacuum_enabled = false)');
     try {
       // The last days' deliveries, done, a few due and 500 waiting for their retries (a receiver
