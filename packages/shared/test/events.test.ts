@@ -401,7 +401,7 @@ describe('outbox relay and consumer runner against real Postgres and RabbitMQ', 
     }
   });
 
-  it('when statistics make a bitmap scan look cheaper, then the relay still claims through the waiting index, and after 2,000 events its claims leave later ones no published row's entry to read', async () => {
+  it('when statistics make a bitmap scan look cheaper, then the relay still claims through the waiting index, and after 2,000 events its claims leave later ones no entry of a published row to read', async () => {
     // Each claim marks its rows published; their entries in the waiting index (`published_at IS
     // NULL`) stay until a scan finds the rows dead to everyone and marks the entries dead, so
     // later scans skip them. An index scan does; a bitmap scan never does, and a claim that took
