@@ -29,7 +29,7 @@ import {
   writeEvent,
   type Pool,
 } from '../src';
-import { conversationFixture, createTestEnv, freePort, infra, messageFixture, TcpGate, waitFor, type TestEnv } from '@parley/testkit';
+import { conversationFixture, createTestEnv, explainIn, freePort, infra, messageFixture, pagesLeft, planNodes, TcpGate, waitFor, type TestEnv } from '@parley/testkit';
 
 const log = createLogger('kernel-test', 'silent');
 const SERVICE = 'kerneltest';
@@ -406,22 +406,11 @@ describe('outbox relay and consumer runner against real Postgres and RabbitMQ', 
     // NULL`) stay until a scan finds the rows dead to everyone and marks the entries dead, so
     // later scans skip them. An index scan does; a bitmap scan never does, and a claim that took
     // one read the rows of every event published since the table's last VACUUM.
-    type PlanNode = { 'Node Type': string; 'Index Name'?: string; Plans?: PlanNode[]; 'Shared Hit Blocks'?: number; 'Shared Read Blocks'?: number };
-    const nodes = (p: PlanNode): string[] => [`${p['Node Type']}${p['Index Name'] ? ` ${p['Index Name']}` : ''}`, ...(p.Plans ?? []).flatMap(nodes)];
     const amqp = new AmqpConnection(infra().amqpUrl, log, env.namespace);
     await amqp.connect();
     const relay = new OutboxRelay({ pool, listenUrl: roleUrl, schema: SERVICE, amqp, log, pollMs: 60_000, batchSize: 50 });
     const client = await pool.connect();
-    /** The claim's plan in a transaction opened with `settings` (run and rolled back with `analyze`). */
-    const claimPlan = async (settings: string | null, analyze = false): Promise<PlanNode> => {
-      await client.query(settings ? `BEGIN; ${settings}` : 'BEGIN');
-      try {
-        const { rows } = await client.query<{ 'QUERY PLAN': Array<{ Plan: PlanNode }> }>(`EXPLAIN (${analyze ? 'ANALYZE, BUFFERS, ' : ''}FORMAT JSON) ${claimOutbox(50).text}`);
-        return rows[0]!['QUERY PLAN'][0]!.Plan;
-      } finally {
-        await client.query('ROLLBACK');
-      }
-    };
+    const claim = claimOutbox(50).text;
     const { rows: before } = await pool.query<{ id: string | null }>('SELECT max(id)::text AS id FROM outbox');
     try {
       // An outbox under load, as its statistics say: the last days' events kept, published, a few
@@ -438,9 +427,9 @@ describe('outbox relay and consumer runner against real Postgres and RabbitMQ', 
       );
       await pool.query('ANALYZE outbox');
       // (The planner's margin for the bitmap scan here is a few percent of the plan's cost.)
-      const unset = nodes(await claimPlan(null));
+      const unset = planNodes(await explainIn(client, null, claim));
       if (!unset.includes('Bitmap Heap Scan')) throw new Error(`the set-up no longer makes the planner take a bitmap scan for the claim (${unset.join(', ')}): the test proves nothing until it does`);
-      expect(nodes(await claimPlan(CLAIM_SETTINGS))).toContain('Index Scan outbox_unpublished_idx');
+      expect(planNodes(await explainIn(client, CLAIM_SETTINGS, claim))).toContain('Index Scan outbox_unpublished_idx');
 
       const ctx = systemContext(SERVICE, 1, 'req-claim-pages');
       const ids: string[] = [];
@@ -456,17 +445,10 @@ describe('outbox relay and consumer runner against real Postgres and RabbitMQ', 
       const waiting = async () => (await pool.query<{ n: number }>('SELECT count(*)::int AS n FROM outbox WHERE event_id = ANY($1::uuid[]) AND published_at IS NULL', [ids])).rows[0]!.n;
       await waitFor(async () => (await waiting()) === 0, { what: '2,000 events published', timeoutMs: 30_000 });
       await relay.stop();
-      // Pages of rows the waiting index still points a claim at, read by a bitmap scan, which skips
-      // the entries already marked dead and marks none (an index scan here would mark them itself).
-      const pagesLeft = async () => {
-        const plan = await claimPlan('SET LOCAL enable_indexscan = off; SET LOCAL enable_seqscan = off', true);
-        expect(nodes(plan)).toContain('Bitmap Heap Scan');
-        return (plan['Shared Hit Blocks'] ?? 0) + (plan['Shared Read Blocks'] ?? 0);
-      };
       // The relay's claims mark an entry dead once no transaction can see its row (other test
       // files' transactions can hold that back a while): its next looks, with nothing waiting, mark
       // what is left. Claims that took the bitmap scan never do: ~430 pages stay.
-      await waitFor(async () => (await relay.drainOnce(), (await pagesLeft()) < 40), { what: 'the waiting index left with no entry of a published row', timeoutMs: 20_000 });
+      await waitFor(async () => (await relay.drainOnce(), (await pagesLeft(client, claim)) < 40), { what: 'the waiting index left with no entry of a published row', timeoutMs: 20_000 });
     } finally {
       await client.query('ROLLBACK').catch(() => undefined);
       client.release();

@@ -6,3 +6,4 @@ export * from './fixtures';
 export * from './peer-stub';
 export * from './tcp-gate';
 export * from './private-servers';
+export * from './plans';

@@ -1,10 +1,7 @@
 import { CLAIM_SETTINGS, createPool, serviceDatabaseUrl, type Pool, type PoolClient } from '@parley/shared';
-import { createTestEnv, waitFor, type TestEnv } from '@parley/testkit';
+import { createTestEnv, explainIn, pagesLeft, planNodes, waitFor, type TestEnv } from '@parley/testkit';
 import { claimDueDeliveries, finishAttempts } from '../src/webhooks/deliveries-repository';
 import { startAutomation } from './helpers';
-
-type PlanNode = { 'Node Type': string; 'Index Name'?: string; Plans?: PlanNode[]; 'Shared Hit Blocks'?: number; 'Shared Read Blocks'?: number };
-const nodes = (p: PlanNode): string[] => [`${p['Node Type']}${p['Index Name'] ? ` ${p['Index Name']}` : ''}`, ...(p.Plans ?? []).flatMap(nodes)];
 
 /** The sender's claim as SQL to explain (its statement with literal arguments: 50 rows, no URL left out, a minute's lease). */
 const CLAIM = `SELECT id FROM webhook_deliveries
@@ -36,27 +33,6 @@ describe('webhook sender claim', () => {
     await env?.close();
   });
 
-  /** The plan of the claim's row search in a transaction opened with `settings` (run and rolled back with `analyze`). */
-  async function claimPlan(settings: string | null, analyze = false): Promise<PlanNode> {
-    await client.query(settings ? `BEGIN; ${settings}` : 'BEGIN');
-    try {
-      const { rows } = await client.query<{ 'QUERY PLAN': Array<{ Plan: PlanNode }> }>(`EXPLAIN (${analyze ? 'ANALYZE, BUFFERS, ' : ''}FORMAT JSON) ${CLAIM}`);
-      return rows[0]!['QUERY PLAN'][0]!.Plan;
-    } finally {
-      await client.query('ROLLBACK');
-    }
-  }
-
-  /**
-   * Pages of rows the due index still points the claim at: read by a bitmap scan, which skips the
-   * entries already marked dead and marks none (an index scan here would mark them itself).
-   */
-  async function pagesLeft(): Promise<number> {
-    const plan = await claimPlan('SET LOCAL enable_indexscan = off; SET LOCAL enable_seqscan = off', true);
-    expect(nodes(plan)).toContain('Bitmap Heap Scan');
-    return (plan['Shared Hit Blocks'] ?? 0) + (plan['Shared Read Blocks'] ?? 0);
-  }
-
   it('when statistics make a bitmap scan look cheaper, then the sender still claims through the due index, and after 1,500 deliveries its claims leave later ones no old entry to read', async () => {
     await pool.query('ALTER TABLE webhook_deliveries SET (autovacuum_enabled = false)');
     try {
@@ -73,9 +49,9 @@ describe('webhook sender claim', () => {
         [payload],
       );
       await pool.query('ANALYZE webhook_deliveries');
-      const unset = nodes(await claimPlan(null));
+      const unset = planNodes(await explainIn(client, null, CLAIM));
       if (!unset.includes('Bitmap Heap Scan')) throw new Error(`the set-up no longer makes the planner take a bitmap scan for the claim (${unset.join(', ')}): the test proves nothing until it does`);
-      expect(nodes(await claimPlan(CLAIM_SETTINGS))).toContain('Index Scan webhook_deliveries_due_idx');
+      expect(planNodes(await explainIn(client, CLAIM_SETTINGS, CLAIM))).toContain('Index Scan webhook_deliveries_due_idx');
 
       await pool.query(
         `INSERT INTO webhook_deliveries (account_id, kind, url, dedupe_key, delivery_id, event, payload, next_attempt_at)
@@ -95,7 +71,7 @@ describe('webhook sender claim', () => {
       // The claims' index scans mark an old entry dead once no transaction can see its row (other
       // test files' transactions can hold that back a while): the sender's next polls, with nothing
       // due, mark what is left. Claims that took the bitmap scan never do: ~220 pages stay.
-      await waitFor(async () => (await claimDueDeliveries(pool, 50, [], 60_000), (await pagesLeft()) < 40), { what: 'the due index left with no entry of a done delivery', timeoutMs: 20_000 });
+      await waitFor(async () => (await claimDueDeliveries(pool, 50, [], 60_000), (await pagesLeft(client, CLAIM)) < 40), { what: 'the due index left with no entry of a done delivery', timeoutMs: 20_000 });
     } finally {
       await pool.query('ALTER TABLE webhook_deliveries RESET (autovacuum_enabled)');
     }
