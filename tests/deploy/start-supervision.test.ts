@@ -117,7 +117,9 @@ describe('scripts/start.js', () => {
     // Each service runs with its own young-generation cap (the registry's semiSpaceMb, or its
     // SEMI_SPACE_MB_<SERVICE>), 8 MB for the rest.
     for (const s of SERVICE_REGISTRY) {
-      const pid = pids(s.name).at(-1) as number;
+      // Its running process: one that died on a loaded machine (CI once read a pid already gone)
+      // is started again by the supervisor within its back-off, with the same flags.
+      const pid = await waitFor(() => pids(s.name).filter(alive).at(-1), { timeoutMs: 30_000, what: `a running ${s.name}:\n${out}` });
       const args = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
       const mb = s.name === 'contacts' ? 12 : 'semiSpaceMb' in s ? s.semiSpaceMb : 8;
       expect({ service: s.name, flag: args.find((a) => a.startsWith('--max-semi-space-size=')) }).toEqual({ service: s.name, flag: `--max-semi-space-size=${mb}` });
