@@ -4,6 +4,8 @@ import { Client, type PoolClient } from 'pg';
 import {
   AmqpConnection,
   atCommit,
+  begin,
+  commit,
   gatherForCommit,
   buildEnvelope,
   claimOutbox,
@@ -948,6 +950,28 @@ describe('outbox relay and consumer runner against real Postgres and RabbitMQ', 
     expect((await pool.query('SELECT count(*)::int AS n FROM effects WHERE event_id = $1', [event.id])).rows[0].n).toBe(0);
   });
 
+  it('when events are written in transactions, then their outbox insert is prepared once per connection and Postgres does not plan it again for each event', async () => {
+    const ctx = systemContext(SERVICE, 1, 'req-prepared-outbox');
+    const c = await pool.connect();
+    try {
+      for (let i = 0; i < 8; i++) {
+        await begin(c);
+        await writeEvent(c, ctx, { type: 'test.ping', accountId: 1, data: { id: `prepared-${i}`, text: `it's "quoted" \\ ✓` } });
+        await commit(c);
+      }
+      const { rows } = await c.query<{ generic_plans: string; custom_plans: string }>(
+        "SELECT generic_plans, custom_plans FROM pg_prepared_statements WHERE statement LIKE '%INSERT INTO outbox%'",
+      );
+      expect(rows).toHaveLength(1);
+      // Postgres plans the first five executions with their values, then keeps one plan for all.
+      expect(Number(rows[0]?.generic_plans)).toBeGreaterThanOrEqual(3);
+      const stored = await c.query("SELECT payload->'data'->>'text' AS text FROM outbox WHERE payload->'data'->>'id' = 'prepared-7'");
+      expect(stored.rows).toEqual([{ text: `it's "quoted" \\ ✓` }]);
+    } finally {
+      c.release();
+    }
+  });
+
   it('when a transaction opens with its first statement, then that statement is in it: its result, its lock, and nothing kept if it fails', async () => {
     const ctx = systemContext(SERVICE, 1, 'req-first');
     const id = (await withTransaction(pool, (tx) => writeEvent(tx, ctx, { type: 'test.ping', accountId: 1, data: { id: 'first' } }))).id;
@@ -1017,7 +1041,8 @@ describe('outbox relay and consumer runner against real Postgres and RabbitMQ', 
     try {
       expect(pids).toContain((await c.query('SELECT pg_backend_pid() AS pid')).rows[0].pid);
       const names = (await c.query<{ name: string }>("SELECT name FROM pg_prepared_statements WHERE name LIKE 's\\_%'")).rows.map((r) => r.name).sort();
-      expect(names).toEqual([read([1]).name, write([1, '', null]).name].sort());
+      // (Others too: the outbox insert, prepared on connections of this pool that wrote events.)
+      expect(names).toEqual(expect.arrayContaining([read([1]).name, write([1, '', null]).name]));
     } finally {
       c.release();
     }
