@@ -146,8 +146,11 @@ const MISSED = {
   slower host of that night a rule message cost 24-32 CPU ms. Since (2026-11-30 afternoon): reports' writes
   one statement a batch instead of one an event. Since (2026-11-30 night): the outbox relay's claim walks
   its index (it had taken a bitmap scan, which read every row published since the last VACUUM; bench:ab
-  rule 0.972). Left: fewer statements and hops a message (the rule's commands of a batch in one call, the
-  runs written for rules that did not match) before fewer indexes.`;
+  rule 0.972). Sized on 2026-12-01 ("Other benchmarks"), none a third: the runs of rules that did not
+  match (28.7 rows a rule message on the 50-rule account, one of them matched; ~0.3 ms of Postgres), the
+  rule's commands of a batch in one call (~2%), Postgres over its Unix socket (6% of a message create, a
+  deployment setting), the rules batch's transaction held over its commands' calls (measured: nothing).
+  What it takes is fewer hops and events a rule message (five events, ~13 deliveries), not faster ones.`;
   },
   rss: `A service holds 20-30 MB live; the rest is V8's heap slack and the node binary's pages (~45 MB of file
   pages per process). The services run with the young generation capped and the old generation grown
@@ -1351,6 +1354,35 @@ the scenario).
     conversations relay in the rule run's saturation: claims of 200 rows every ~300 ms (the claim 21 ms, the
     confirms 54, the commit 22, the rest waiting for its process's event loop), ~680 rows/s against ~940
     written: it lags because the machine is out of CPU; claims of 1,000 (tried) did not help.
+- **An AMD EPYC host (2026-12-01, 00:18 UTC on; 2 cores; bare node:http 0.043-0.045 CPU ms, about 2.2x the
+  targets' host):** small-only, message create 4.79-5.83 and the list 4.31; the rule effect 10.5-11.3 CPU
+  ms a rule message, p99 1.2-1.7 s (host, not code: the page's "Last run" is kept).
+  - **The outbox insert is prepared** (c43b27a): in a kernel transaction it goes with the COMMIT as text,
+    and was planned for every event (0.024 ms of its 0.079, \`pg_stat_statements\`, message create); it is
+    now \`EXECUTE\` of a statement prepared once per connection (\`sqlPrepared\`): 0.064, no planning. A
+    rule message writes ~4.7 of them. The kernel's events test checks Postgres keeps one generic plan for it.
+  - **The rule effect's load generator is lighter.** Its label poll probed every pending label every 5 ms,
+    so its cost grew with the backlog: in a saturated run it was ~10% of Postgres's time (wall), on the
+    cores measured. It now waits a twentieth of the mean wait (pending labels over the rate, Little's law)
+    when that is longer than 5 ms: ~20 probes a rule message whatever the backlog, a label seen within 5%
+    of its wait (Postgres time of the poll 0.25 -> 0.07-0.10 ms a rule message, one run each). Its posts go through node:http
+    with a keep-alive agent instead of fetch: ~0.3 ms of this process's CPU less a post (a loop of local
+    POSTs: 0.36-0.57 against 0.10-0.16 ms with the server's work). Neither is in the stack's CPU figures.
+  - **Measured, not changed.** Postgres over its Unix socket instead of 127.0.0.1, side by side (the same
+    build, \`BENCH_AB_ENV_B\` with the socket's \`DATABASE_URL\`): message create B/A 0.938 (0.925-0.976;
+    conversations -0.2 ms, the gateway -0.09): a deployment setting, in docs/deploy.md ("One host"), not
+    the default (Debian's \`peer\` for local connections refuses the service roles). Automation's rules
+    batch not holding a transaction id over its commands' calls (the dedupe rows written at its end; a
+    hack, side by side at 50 rule messages/s): B/A 1.001 (0.977-1.061): the held xmin horizon costs
+    nothing measurable, not done. The runs of a rule message on the 50-rule account: 28.7 rows (one
+    matched); 30 rows insert in 0.29 ms (warm, \`EXPLAIN ANALYZE\`). A message create's insert warm: 0.15-0.18
+    ms, of which the search hits' trigger 0.045 and the conversation's foreign key 0.02. An outbox payload
+    stored as text instead of jsonb would save ~21 µs of Postgres an event (jsonb's input 17.6 µs a row
+    against 3.3, its output 10.3 against 3.7; a table rewrite to migrate): ~1% of a rule message, not
+    done. The contract check in a loop: the envelope 3.0 µs, the data 4.5 (a cheaper \`changes\` check: no
+    gain). CPU profiles under load overstate socket writes (\`writev\`, \`writeBuffer\`: a quarter of the
+    conversations process's samples): a process preempted inside a write is sampled there; \`/proc\`
+    reads its system time at ~10% of its CPU.
 - Query plans of the conversation list and \`q\` search on 100k conversations are in the conversations
   section of \`architecture.md\` (\`pnpm --filter @parley/conversations explain\`); the audit log's list
   timings on 2M entries in its section (\`pnpm --filter @parley/audit bench\`).
