@@ -1364,8 +1364,8 @@ the scenario).
   - **The rule effect's load generator is lighter.** Its label poll probed every pending label every 5 ms,
     so its cost grew with the backlog: in a saturated run it was ~10% of Postgres's time (wall), on the
     cores measured. It now waits a twentieth of the mean wait (pending labels over the rate, Little's law)
-    when that is longer than 5 ms: ~20 probes a rule message whatever the backlog, a label seen within 5%
-    of its wait (Postgres time of the poll 0.25 -> 0.07-0.10 ms a rule message, one run each). Its posts go through node:http
+    when that is longer than 5 ms: ~20 probes a rule message whatever the backlog, a label seen within a
+    twentieth of its round's mean wait (Postgres time of the poll 0.25 -> 0.07-0.10 ms a rule message, one run each). Its posts go through node:http
     with a keep-alive agent instead of fetch: ~0.3 ms of this process's CPU less a post (a loop of local
     POSTs: 0.36-0.57 against 0.10-0.16 ms with the server's work). Neither is in the stack's CPU figures.
   - **Measured, not changed.** Postgres over its Unix socket instead of 127.0.0.1, side by side (the same

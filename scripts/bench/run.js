@@ -491,7 +491,7 @@ function postRuleMessage(base, d, displayId, i) {
     req.end(body);
   });
 }
-const ruleAgent = new http.Agent({ keepAlive: true, maxSockets: 256 });
+const ruleAgent = new http.Agent({ keepAlive: true });
 
 /** Posts `message_created` messages at a fixed rate, each to its own conversation, with a rule adding a label; time from the API's answer to the label being in the conversation. */
 async function ruleLatency(ctx, d) {
@@ -505,8 +505,7 @@ async function ruleLatency(ctx, d) {
     if (w.error) return w;
     warmup = { messages: RULE_WARMUP, offeredRate: w.offeredRate, cpuMsPerRequest: w.cpuMsPerRequest };
   }
-  if (env.BENCH_PGSS) await ctx.db.query('CREATE EXTENSION IF NOT EXISTS pg_stat_statements; SELECT pg_stat_statements_reset()').catch((err) => log(`  pg_stat_statements: ${err.message}`));
-  const measured = await ruleRound(ctx, d, RULE_RATE * SECONDS, RULE_RATE);
+  const measured = await ruleRound(ctx, d, RULE_RATE * SECONDS, RULE_RATE, { pgss: Boolean(env.BENCH_PGSS) });
   if (env.BENCH_PGSS && !measured.error) await printStatements(ctx.db, RULE_RATE * SECONDS);
   return measured.error ? measured : { ...measured, ...(warmup ? { warmup } : {}) };
 }
@@ -533,7 +532,7 @@ async function freeRuleTargets(ctx, d, n) {
 }
 
 /** `total` rule messages at `rate` a second, each to a conversation without the label yet; answered when every label is seen (or 30 s after the last answer) and the consumers drained. */
-async function ruleRound(ctx, d, total, rate) {
+async function ruleRound(ctx, d, total, rate, { pgss = false } = {}) {
   let ids = await ruleTargets(ctx.db, d, total);
   if (ids.length < total) {
     const freed = await freeRuleTargets(ctx, d, total - ids.length);
@@ -541,6 +540,8 @@ async function ruleRound(ctx, d, total, rate) {
     ids = await ruleTargets(ctx.db, d, total);
   }
   if (ids.length < total) return { error: `only ${ids.length} conversations without the label left` };
+  // BENCH_PGSS: the round's statements only, not the freeing of targets above.
+  if (pgss) await ctx.db.query('CREATE EXTENSION IF NOT EXISTS pg_stat_statements; SELECT pg_stat_statements_reset()').catch((err) => log(`  pg_stat_statements: ${err.message}`));
   const answered = new Map();
   const seen = new Map();
   const before = cpu.snapshot();
@@ -556,6 +557,7 @@ async function ruleRound(ctx, d, total, rate) {
     poller = (async () => {
       while (polling || seen.size < answered.size) {
         const pending = [...answered.keys()].filter((k) => !seen.has(k));
+        let found = 0;
         if (pending.length) {
           // Prepared, its generic plan forced (above): the poll runs every 5 ms on the cores the
           // stack is measured on, and Postgres planned it every time, 0.25-0.32 ms a poll
@@ -567,13 +569,14 @@ async function ruleRound(ctx, d, total, rate) {
           });
           const now = performance.now();
           for (const h of hit) seen.set(h.display_id, now);
+          found = hit.length;
         }
-        // Every 5 ms, or a twentieth of the mean wait when that is longer (the pending labels over
-        // the rate, Little's law): a poll costs Postgres a probe per pending label, so at a fixed
-        // interval its cost grew with the backlog (a saturated run's poll was a tenth of its
-        // Postgres time, on the cores measured); this way it is ~20 probes per rule message, and a
-        // label is seen within 5% of its wait.
-        await sleep(Math.max(5, (pending.length * 1000) / rate / 20));
+        // Every 5 ms, or a twentieth of the mean wait when that is longer (the labels still pending
+        // over the rate, Little's law): a poll costs Postgres a probe per pending label, so at a
+        // fixed interval its cost grew with the backlog (a saturated run's poll was a tenth of its
+        // Postgres time, on the cores measured); this way it is ~20 probes per rule message, and
+        // a label is seen within a twentieth of the mean wait of its round.
+        await sleep(Math.max(5, ((pending.length - found) * 1000) / rate / 20));
         if (!polling && performance.now() - lastAnswer > 30_000) break;
       }
     })();
@@ -607,8 +610,6 @@ async function ruleRound(ctx, d, total, rate) {
     polling = false;
     await poller?.catch(() => undefined);
     await ctx.db.query('RESET plan_cache_mode').catch(() => undefined);
-    // Its idle keep-alive connections would hold this process open at the end of the run.
-    ruleAgent.destroy();
   }
   await ctx.drain();
   const used = cpuUsed(before, cpu.snapshot()).net;

@@ -6,6 +6,7 @@ import {
   atCommit,
   begin,
   commit,
+  rollback,
   gatherForCommit,
   buildEnvelope,
   claimOutbox,
@@ -956,11 +957,17 @@ describe('outbox relay and consumer runner against real Postgres and RabbitMQ', 
     try {
       for (let i = 0; i < 8; i++) {
         await begin(c);
-        await writeEvent(c, ctx, { type: 'test.ping', accountId: 1, data: { id: `prepared-${i}`, text: `it's "quoted" \\ ✓` } });
-        await commit(c);
+        try {
+          await writeEvent(c, ctx, { type: 'test.ping', accountId: 1, data: { id: `prepared-${i}`, text: `it's "quoted" \\ ✓` } });
+          await commit(c);
+        } catch (err) {
+          await rollback(c).catch(() => undefined);
+          throw err;
+        }
       }
+      // Prepared by SQL (the protocol-level statement of a write outside a transaction is another).
       const { rows } = await c.query<{ generic_plans: string; custom_plans: string }>(
-        "SELECT generic_plans, custom_plans FROM pg_prepared_statements WHERE statement LIKE '%INSERT INTO outbox%'",
+        "SELECT generic_plans, custom_plans FROM pg_prepared_statements WHERE from_sql AND statement LIKE 'PREPARE % AS INSERT INTO outbox %'",
       );
       expect(rows).toHaveLength(1);
       // Postgres plans the first five executions with their values, then keeps one plan for all.
