@@ -1,0 +1,116 @@
+import { createPool, installResultTemplatePatch, type Pool } from '@parley/shared';
+import { createTestDatabase, type TestDatabase } from '@parley/testkit';
+
+interface Field {
+  name: string;
+  dataTypeID: number;
+  format?: string;
+}
+interface PgResult {
+  addFields(fields: Field[]): void;
+  parseRow(raw: Array<string | null>): Record<string, unknown>;
+}
+type PgResultClass = { new (rowMode?: string, types?: unknown): PgResult; prototype: PgResult };
+
+/** pg's own Result, as loaded by a process that never installed the kernel's addFields. */
+function pristineResult(): PgResultClass {
+  let Result: PgResultClass | undefined;
+  jest.isolateModules(() => {
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    Result = require('pg/lib/result') as PgResultClass;
+  });
+  return Result as PgResultClass;
+}
+
+// Columns whose names an object treats specially: `__proto__` (an accessor of Object.prototype),
+// an integer-like name (enumerated first), a name of Object.prototype, and a repeated one.
+const FIELDS: Field[] = [
+  { name: '__proto__', dataTypeID: 23 },
+  { name: 'b', dataTypeID: 25 },
+  { name: '1', dataTypeID: 23 },
+  { name: 'constructor', dataTypeID: 25 },
+  { name: 'at', dataTypeID: 1184 },
+  { name: 'b', dataTypeID: 23 },
+  { name: 'flag', dataTypeID: 16 },
+];
+const RAW = ['1', 'two', '3', 'x', '2026-12-01 01:02:03.456+00', '4', 't'];
+
+describe('pg result templates (pg-result.ts)', () => {
+  it('when installed, then pg`s results build their row template with the kernel`s addFields, and rows come out as pg`s own builds them', () => {
+    expect(installResultTemplatePatch()).toBe(true);
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    const Patched = require('pg/lib/result') as PgResultClass;
+    const Pristine = pristineResult();
+    // If pg's Result has changed shape, the patch is not installed (above) and this says which code runs.
+    expect(Patched.prototype.addFields).not.toBe(Pristine.prototype.addFields);
+    for (const fields of [FIELDS, FIELDS.slice(1, 3), []]) {
+      const raw = RAW.slice(0, fields.length);
+      const ours = new Patched('object', undefined);
+      const theirs = new Pristine('object', undefined);
+      ours.addFields(fields);
+      theirs.addFields(fields);
+      const [a, b] = [ours.parseRow(raw), theirs.parseRow(raw)];
+      expect(Object.keys(a)).toEqual(Object.keys(b));
+      expect(Object.getPrototypeOf(a)).toBe(Object.getPrototypeOf(b));
+      expect(Object.getOwnPropertyDescriptors(a)).toEqual(Object.getOwnPropertyDescriptors(b));
+      // Each row is a copy of the template: filling one leaves the next untouched.
+      expect(ours.parseRow(raw.map(() => null))).toEqual(theirs.parseRow(raw.map(() => null)));
+    }
+    const row = (() => {
+      const r = new Patched('object', undefined);
+      r.addFields(FIELDS);
+      return r.parseRow(RAW);
+    })();
+    // `__proto__` is the column's own value; the row keeps Object.prototype.
+    expect(Object.getOwnPropertyDescriptor(row, '__proto__')?.value).toBe(1);
+    expect(Object.getPrototypeOf(row)).toBe(Object.prototype);
+    expect(row).toMatchObject({ 1: 3, b: 4, constructor: 'x', flag: true });
+  });
+
+  it('when a process makes its first pool, then the patch is in place for it (and no sooner: a process without pools keeps pg`s own)', async () => {
+    let before: unknown;
+    let after: unknown;
+    const pristine = pristineResult().prototype.addFields;
+    let pool: Pool | undefined;
+    jest.isolateModules(() => {
+      // eslint-disable-next-line @typescript-eslint/no-require-imports
+      const R = require('pg/lib/result') as PgResultClass;
+      before = R.prototype.addFields;
+      // eslint-disable-next-line @typescript-eslint/no-require-imports
+      const shared = require('@parley/shared') as typeof import('@parley/shared');
+      pool = shared.createPool('postgres://postgres@127.0.0.1:5432/postgres', 'public', 1);
+      after = R.prototype.addFields;
+    });
+    await pool?.end();
+    expect(String(before)).toBe(String(pristine));
+    expect(String(after)).not.toBe(String(pristine));
+  });
+
+  describe('through the kernel`s pools', () => {
+    let db: TestDatabase;
+    let pool: Pool;
+    beforeAll(async () => {
+      db = await createTestDatabase();
+      pool = createPool(db.url, 'public', 1);
+    });
+    afterAll(async () => {
+      await pool.end().catch(() => undefined);
+      await db.drop();
+    });
+
+    it('when a query names columns an object treats specially, then its rows hold every column`s value, with the pool`s own type parsers', async () => {
+      const { rows, fields } = await pool.query(
+        `SELECT 1 AS "__proto__", 'two' AS b, 3 AS "1", 'x' AS "constructor", '2026-12-01 01:02:03.456+00'::timestamptz AS at, 4 AS b, true AS flag
+          UNION ALL SELECT NULL, NULL, NULL, NULL, NULL, NULL, NULL`,
+      );
+      expect(fields.map((f) => f.name)).toEqual(['__proto__', 'b', '1', 'constructor', 'at', 'b', 'flag']);
+      expect(rows).toHaveLength(2);
+      const [first, second] = rows as Array<Record<string, unknown>>;
+      expect(Object.keys(first as object)).toEqual(['1', '__proto__', 'b', 'constructor', 'at', 'flag']);
+      expect(Object.getOwnPropertyDescriptor(first, '__proto__')?.value).toBe(1);
+      expect(Object.getPrototypeOf(first)).toBe(Object.prototype);
+      expect(first).toMatchObject({ 1: 3, b: 4, constructor: 'x', flag: true, at: new Date('2026-12-01T01:02:03.456Z') });
+      expect(Object.values(second as object).every((v) => v === null)).toBe(true);
+    });
+  });
+});
