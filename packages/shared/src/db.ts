@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { Pool, type PoolClient, type PoolConfig, type QueryConfig, type QueryResult, type QueryResultRow, Client } from 'pg';
 import type { Logger } from './logger';
 import { pgTypes } from './pg-types';
-import { installResultTemplatePatch } from './pg-result';
+import { installPgPatches } from './pg-patches';
 
 export type { Pool, PoolClient };
 /** Anything that can run a query: the pool or a client inside a transaction. */
@@ -30,8 +30,8 @@ export function serviceDatabaseUrl(adminUrl: string, service: string, password: 
  * pool discards the broken client when it is released.
  */
 export function createPool(connectionString: string, schema: string, max = 10, extra: PoolConfig = {}, log?: Logger): Pool {
-  // pg's row templates built without its slow path (pg-result.ts), for every client of the process.
-  installResultTemplatePatch();
+  // Two slow paths of pg replaced (pg-patches.ts: row templates, query config copies), for every client of the process.
+  installPgPatches();
   const pool = new Pool({
     connectionString,
     max,

@@ -30,4 +30,4 @@ export * from './tracing';
 export * from './push-data';
 export * from './filters';
 export * from './pg-types';
-export * from './pg-result';
+export * from './pg-patches';

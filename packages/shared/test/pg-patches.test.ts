@@ -1,4 +1,4 @@
-import { createPool, installResultTemplatePatch, type Pool } from '@parley/shared';
+import { createPool, installPgPatches, type Pool } from '@parley/shared';
 import { createTestDatabase, type TestDatabase } from '@parley/testkit';
 
 interface Field {
@@ -12,15 +12,22 @@ interface PgResult {
 }
 type PgResultClass = { new (rowMode?: string, types?: unknown): PgResult; prototype: PgResult };
 
-/** pg's own Result, as loaded by a process that never installed the kernel's addFields. */
-function pristineResult(): PgResultClass {
-  let Result: PgResultClass | undefined;
+type Normalize = (config: unknown, values?: unknown, callback?: unknown) => Record<string, unknown>;
+
+/** pg's own modules, as loaded by a process that never installed the kernel's patches. */
+function pristine(): { Result: PgResultClass; normalize: Normalize } {
+  let out: { Result: PgResultClass; normalize: Normalize } | undefined;
   jest.isolateModules(() => {
-    // eslint-disable-next-line @typescript-eslint/no-require-imports
-    Result = require('pg/lib/result') as PgResultClass;
+    /* eslint-disable @typescript-eslint/no-require-imports */
+    out = {
+      Result: require('pg/lib/result') as PgResultClass,
+      normalize: (require('pg/lib/utils') as { normalizeQueryConfig: Normalize }).normalizeQueryConfig,
+    };
+    /* eslint-enable @typescript-eslint/no-require-imports */
   });
-  return Result as PgResultClass;
+  return out as { Result: PgResultClass; normalize: Normalize };
 }
+const pristineResult = () => pristine().Result;
 
 // Columns whose names an object treats specially: `__proto__` (an accessor of Object.prototype),
 // an integer-like name (enumerated first), a name of Object.prototype, and a repeated one.
@@ -35,9 +42,9 @@ const FIELDS: Field[] = [
 ];
 const RAW = ['1', 'two', '3', 'x', '2026-12-01 01:02:03.456+00', '4', 't'];
 
-describe('pg result templates (pg-result.ts)', () => {
+describe('pg patches (pg-patches.ts)', () => {
   it('when installed, then pg`s results build their row template with the kernel`s addFields, and rows come out as pg`s own builds them', () => {
-    expect(installResultTemplatePatch()).toBe(true);
+    expect(installPgPatches()).toEqual({ rows: true, configs: true });
     // eslint-disable-next-line @typescript-eslint/no-require-imports
     const Patched = require('pg/lib/result') as PgResultClass;
     const Pristine = pristineResult();
@@ -67,23 +74,57 @@ describe('pg result templates (pg-result.ts)', () => {
     expect(row).toMatchObject({ 1: 3, b: 4, constructor: 'x', flag: true });
   });
 
+  it('when a query config is copied, then the Query gets what pg`s own copy gives it, and the caller`s object is left as it was', () => {
+    expect(installPgPatches().configs).toBe(true);
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    const ours = (require('pg/lib/utils') as { normalizeQueryConfig: Normalize }).normalizeQueryConfig;
+    const theirs = pristine().normalize;
+    expect(ours).not.toBe(theirs);
+    const cb = () => undefined;
+    class Submittable {
+      text = 'SELECT 1';
+      get name() {
+        return 'from a getter';
+      }
+    }
+    const cases: Array<[unknown, unknown?, unknown?]> = [
+      [{ name: 'p_1', text: 'SELECT $1', values: [1] }],
+      [{ text: 'SELECT $1', rowMode: 'array' }, [2]],
+      [{ text: 'SELECT 1' }, cb],
+      [{ text: 'SELECT $1', values: [3] }, [4], cb],
+      ['SELECT 1', [5]],
+      [new Submittable()],
+    ];
+    for (const [config, values, callback] of cases) {
+      const before = typeof config === 'object' ? { ...(config as object) } : config;
+      const [a, b] = [ours(config, values, callback), theirs(config, values, callback)];
+      expect(a).toEqual(b);
+      for (const k of ['text', 'values', 'name', 'rowMode', 'callback', 'types', 'portal']) expect(a[k]).toBe(b[k]);
+      expect(Object.getPrototypeOf(a)).toBe(Object.getPrototypeOf(b));
+      expect(a).not.toBe(config);
+      if (typeof config === 'object') expect({ ...(config as object) }).toEqual(before);
+    }
+  });
+
   it('when a process makes its first pool, then the patch is in place for it (and no sooner: a process without pools keeps pg`s own)', async () => {
-    let before: unknown;
-    let after: unknown;
-    const pristine = pristineResult().prototype.addFields;
+    const pg = pristine();
+    let before: unknown[] = [];
+    let after: unknown[] = [];
     let pool: Pool | undefined;
     jest.isolateModules(() => {
-      // eslint-disable-next-line @typescript-eslint/no-require-imports
+      /* eslint-disable @typescript-eslint/no-require-imports */
       const R = require('pg/lib/result') as PgResultClass;
-      before = R.prototype.addFields;
-      // eslint-disable-next-line @typescript-eslint/no-require-imports
+      const utils = require('pg/lib/utils') as { normalizeQueryConfig: Normalize };
+      before = [R.prototype.addFields, utils.normalizeQueryConfig];
       const shared = require('@parley/shared') as typeof import('@parley/shared');
+      /* eslint-enable @typescript-eslint/no-require-imports */
       pool = shared.createPool('postgres://postgres@127.0.0.1:5432/postgres', 'public', 1);
-      after = R.prototype.addFields;
+      after = [R.prototype.addFields, utils.normalizeQueryConfig];
     });
     await pool?.end();
-    expect(String(before)).toBe(String(pristine));
-    expect(String(after)).not.toBe(String(pristine));
+    expect(before.map(String)).toEqual([String(pg.Result.prototype.addFields), String(pg.normalize)]);
+    expect(String(after[0])).not.toBe(String(pg.Result.prototype.addFields));
+    expect(String(after[1])).not.toBe(String(pg.normalize));
   });
 
   describe('through the kernel`s pools', () => {
