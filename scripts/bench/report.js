@@ -1370,17 +1370,20 @@ the scenario).
     POSTs: 0.36-0.57 against 0.10-0.16 ms with the server's work). Neither is in the stack's CPU figures.
   - **pg's row template** (pg-patches.ts): for each result, pg 8.23.1 built the object every row is copied
     from on an \`Object.create(null)\` object and spread it; V8 keeps such an object as a dictionary and
-    spreading one takes its slow path: 3.3 µs for 5 columns, 8.8 for 20, 15.5 for 35 (a conversation's
-    row), 25.7 for 50, on every query of every service before a row is read (\`addFields\`, 4.2% of the
+    spreading one takes its slow path: 2.6 µs for 5 columns, 9 for 20, 16 for 35 (a conversation's row),
+    23 for 50, on every query of every service before a row is read (\`addFields\`, 4.2% of the
     conversations process's samples in a rule run). The kernel replaces \`Result.prototype.addFields\`
-    when it makes its first pool with one that builds the same template on a plain object (the same
-    keys in the same order, \`__proto__\` as an own property): 0.3, 1.3, 2.4 and 3.8 µs. Its test checks
-    the rows against pg's own \`addFields\` loaded apart, and that the patch is in (it is not installed
-    when pg's \`Result\` has another shape). \`pnpm bench:ab\` against a86203c: message create 0.961
-    (0.933-0.989, every round under 1), the list 0.984 (0.960-0.996). Then pg's copy of each query's
-    config (\`normalizeQueryConfig\`: \`Object.defineProperties\` of \`Object.getOwnPropertyDescriptors\`, 2.6
-    µs a query) is a spread for a plain object (0.04 µs; anything else still goes to pg's copy), checked
-    against pg's own for every shape of call. This session's whole change side by side against b411958:
+    when it makes its first pool with one that keeps each template, built as pg builds it, by its
+    columns' names and hands it to every later result with them: 0.8, 1.9, 3.0 and 4.2 µs, the rows'
+    copies as fast as pg's (a first version built the template on a plain object, one keyed store a
+    column: with a few hundred statements' shapes through it the copies of a 35-column row took 3.7 µs
+    against pg's 2.2; a review caught it before a measurement did). pg's copy of each query's config
+    (\`normalizeQueryConfig\`: \`Object.defineProperties\` of \`Object.getOwnPropertyDescriptors\`, 2.6 µs a
+    query) is a spread for an extensible plain object (0.04 µs; anything else still goes to pg's copy).
+    Both are installed only over the pg code they were written against (a hash of its source), and the
+    test compares them with pg's own, loaded apart, for tricky column names, a wide result and every
+    shape of query call. \`pnpm bench:ab\` of the first version against a86203c: message create 0.961
+    (0.933-0.989, every round under 1), the list 0.984 (0.960-0.996). This session's whole change side by side against b411958:
     message create 0.938 (0.928-0.977); rule messages at 50/s 1.012 (0.987-1.068) and 0.987 (0.970-1.033),
     so no effect there shows through that scenario's noise.
   - **Measured, not changed.** Postgres over its Unix socket instead of 127.0.0.1, side by side (the same

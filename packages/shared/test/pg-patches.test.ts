@@ -40,7 +40,7 @@ const FIELDS: Field[] = [
   { name: 'b', dataTypeID: 23 },
   { name: 'flag', dataTypeID: 16 },
 ];
-const RAW = ['1', 'two', '3', 'x', '2026-12-01 01:02:03.456+00', '4', 't'];
+const RAW = ['1', 'two', '3', 'x', '2026-12-01 01:02:03.456+00', '4', 't', ...Array.from({ length: 33 }, (_, i) => String(i))];
 
 describe('pg patches (pg-patches.ts)', () => {
   it('when installed, then pg`s results build their row template with the kernel`s addFields, and rows come out as pg`s own builds them', () => {
@@ -48,9 +48,10 @@ describe('pg patches (pg-patches.ts)', () => {
     // eslint-disable-next-line @typescript-eslint/no-require-imports
     const Patched = require('pg/lib/result') as PgResultClass;
     const Pristine = pristineResult();
-    // If pg's Result has changed shape, the patch is not installed (above) and this says which code runs.
-    expect(Patched.prototype.addFields).not.toBe(Pristine.prototype.addFields);
-    for (const fields of [FIELDS, FIELDS.slice(1, 3), []]) {
+    // Installed only over the pg code it was written against (PG_SOURCES): another pg fails above.
+    expect(String(Patched.prototype.addFields)).not.toBe(String(Pristine.prototype.addFields));
+    const wide: Field[] = Array.from({ length: 40 }, (_, i) => ({ name: `column_${i}`, dataTypeID: i % 2 ? 25 : 23 }));
+    for (const fields of [FIELDS, FIELDS.slice(1, 3), [], wide]) {
       const raw = RAW.slice(0, fields.length);
       const ours = new Patched('object', undefined);
       const theirs = new Pristine('object', undefined);
@@ -63,10 +64,18 @@ describe('pg patches (pg-patches.ts)', () => {
       // Each row is a copy of the template: filling one leaves the next untouched.
       expect(ours.parseRow(raw.map(() => null))).toEqual(theirs.parseRow(raw.map(() => null)));
     }
+    // A template is built once per list of column names, and the same one serves every later result with them.
+    const [first, second, other] = [new Patched('object', undefined), new Patched('object', undefined), new Patched('object', undefined)];
+    first.addFields(wide);
+    second.addFields(wide.map((f) => ({ ...f })));
+    other.addFields(wide.slice(1));
+    const templateOf = (r: PgResult) => (r as unknown as { _prebuiltEmptyResultObject: object })._prebuiltEmptyResultObject;
+    expect(templateOf(second)).toBe(templateOf(first));
+    expect(templateOf(other)).not.toBe(templateOf(first));
     const row = (() => {
       const r = new Patched('object', undefined);
       r.addFields(FIELDS);
-      return r.parseRow(RAW);
+      return r.parseRow(RAW.slice(0, FIELDS.length));
     })();
     // `__proto__` is the column's own value; the row keeps Object.prototype.
     expect(Object.getOwnPropertyDescriptor(row, '__proto__')?.value).toBe(1);
@@ -79,7 +88,7 @@ describe('pg patches (pg-patches.ts)', () => {
     // eslint-disable-next-line @typescript-eslint/no-require-imports
     const ours = (require('pg/lib/utils') as { normalizeQueryConfig: Normalize }).normalizeQueryConfig;
     const theirs = pristine().normalize;
-    expect(ours).not.toBe(theirs);
+    expect(String(ours)).not.toBe(String(theirs));
     const cb = () => undefined;
     class Submittable {
       text = 'SELECT 1';
@@ -94,6 +103,7 @@ describe('pg patches (pg-patches.ts)', () => {
       [{ text: 'SELECT $1', values: [3] }, [4], cb],
       ['SELECT 1', [5]],
       [new Submittable()],
+      [Object.freeze({ text: 'SELECT $1' }), [6]],
     ];
     for (const [config, values, callback] of cases) {
       const before = typeof config === 'object' ? { ...(config as object) } : config;
