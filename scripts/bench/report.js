@@ -1383,9 +1383,10 @@ the scenario).
     Both are installed only over the pg code they were written against (a hash of its source), and the
     test compares them with pg's own, loaded apart, for tricky column names, a wide result and every
     shape of query call. \`pnpm bench:ab\` of the first version against a86203c: message create 0.961
-    (0.933-0.989, every round under 1), the list 0.984 (0.960-0.996). This session's whole change side by side against b411958:
-    message create 0.938 (0.928-0.977); rule messages at 50/s 1.012 (0.987-1.068) and 0.987 (0.970-1.033),
-    so no effect there shows through that scenario's noise.
+    (0.933-0.989, every round under 1), the list 0.984 (0.960-0.996). This session's whole change side by side against b411958 (the
+    rule messages with the first version of the row templates): message create 0.954 (0.912-1.083), the
+    list 0.969 (0.935-1.044); rule messages at 50/s 1.012 (0.987-1.068) and 0.987 (0.970-1.033), so no
+    effect there shows through that scenario's noise.
   - **Measured, not changed.** Postgres over its Unix socket instead of 127.0.0.1, side by side (the same
     build, \`BENCH_AB_ENV_B\` with the socket's \`DATABASE_URL\`): message create B/A 0.938 (0.925-0.976;
     conversations -0.2 ms, the gateway -0.09): a deployment setting, in docs/deploy.md ("One host"), not
