@@ -358,7 +358,7 @@ async function runScenarios(ctx, d, label, modes, { warm = false } = {}) {
         continue;
       }
       // (The extension made here if missing: the small data set's database is made again every run.)
-      if (env.BENCH_PGSS) await ctx.db.query('CREATE EXTENSION IF NOT EXISTS pg_stat_statements; SELECT pg_stat_statements_reset()').catch((err) => log(`  pg_stat_statements: ${err.message}`));
+      if (env.BENCH_PGSS) await resetStatements(ctx.db);
       const r = await runLoad(ctx.base, {
         seconds: SECONDS,
         connections: mode === 'rate' ? Math.min(CONNECTIONS, 16) : CONNECTIONS,
@@ -380,6 +380,11 @@ async function runScenarios(ctx, d, label, modes, { warm = false } = {}) {
     }
   }
   return out;
+}
+
+/** With BENCH_PGSS: forgets the statements counted so far (what runs next is what printStatements shows). */
+async function resetStatements(db) {
+  await db.query('CREATE EXTENSION IF NOT EXISTS pg_stat_statements; SELECT pg_stat_statements_reset()').catch((err) => log(`  pg_stat_statements: ${err.message}`));
 }
 
 /**
@@ -541,7 +546,7 @@ async function ruleRound(ctx, d, total, rate, { pgss = false } = {}) {
   }
   if (ids.length < total) return { error: `only ${ids.length} conversations without the label left` };
   // BENCH_PGSS: the round's statements only, not the freeing of targets above.
-  if (pgss) await ctx.db.query('CREATE EXTENSION IF NOT EXISTS pg_stat_statements; SELECT pg_stat_statements_reset()').catch((err) => log(`  pg_stat_statements: ${err.message}`));
+  if (pgss) await resetStatements(ctx.db);
   const answered = new Map();
   const seen = new Map();
   const before = cpu.snapshot();

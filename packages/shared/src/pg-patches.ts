@@ -15,7 +15,7 @@ interface ResultInternals {
   addFields(fieldDescriptions: FieldDescription[]): void;
   parseRow(rowData: unknown[]): Record<string, unknown>;
 }
-type ResultClass = { new (rowMode?: string, types?: unknown): ResultInternals; prototype: ResultInternals };
+type ResultClass = { prototype: ResultInternals };
 type NormalizeQueryConfig = (config: unknown, values?: unknown, callback?: unknown) => Record<string, unknown>;
 interface PgUtils {
   normalizeQueryConfig: NormalizeQueryConfig;
