@@ -81,12 +81,37 @@ describe('reports consumer: a batch gives what one event at a time gives', () =>
     envelope(accountId, 'conversation.status_changed', conversation(accountId, 1, 'resolved'), T0 + 1_500_000, { type: 'user', id: 3 }, { status: ['open', 'resolved'] }),
   ];
 
+  /** Inbox 7 of an account, open 9 to 17 UTC every day. */
+  const inboxOf = (accountId: number) => {
+    const day = (d: number) => ({ day_of_week: d, closed_all_day: false, open_hour: 9, open_minutes: 0, close_hour: 17, close_minutes: 0, open_all_day: false });
+    return {
+      id: 7, account_id: accountId, name: 'Support', channel_type: 'Channel::Api', channel_id: 1, identifier: 'x', hmac_token: 'h', hmac_mandatory: false,
+      webhook_url: null, avatar_url: '', provider: null, working_hours_enabled: true, timezone: 'UTC', working_hours: [0, 1, 2, 3, 4, 5, 6].map(day),
+    };
+  };
+
   const derived = async (accountId: number) => ({
-    events: (await pg.query('SELECT conversation_id, name, value, event_start_time, event_end_time, user_id FROM reporting_events WHERE account_id = $1 ORDER BY 1, 5, 2', [accountId])).rows,
-    conversations: (
-      await pg.query('SELECT id, status, labels, assignee_id, team_id, inbox_id, created_at, version_at, waiting_since, timeline, last_fact_at, last_fact_seq FROM conversations WHERE account_id = $1 ORDER BY id', [accountId])
+    events: (
+      await pg.query(
+        'SELECT conversation_id, name, value, value_in_business_hours, event_start_time, event_end_time, user_id, team_id, inbox_id FROM reporting_events WHERE account_id = $1 ORDER BY 1, 6, 2',
+        [accountId],
+      )
     ).rows,
-    rollups: (await pg.query('SELECT metric, dim, grain, bucket, dim_id, n, v FROM rollups WHERE account_id = $1 ORDER BY 1, 2, 3, 4, 5', [accountId])).rows,
+    conversations: (
+      await pg.query(
+        'SELECT id, status, labels, assignee_id, team_id, inbox_id, created_at, version_at, waiting_since, first_reply_created_at, timeline, last_fact_at, last_fact_seq FROM conversations WHERE account_id = $1 ORDER BY id',
+        [accountId],
+      )
+    ).rows,
+    // Facts by their content (event ids differ between the two accounts compared).
+    facts: (
+      await pg.query(
+        `SELECT conversation_id, kind, at, seq, inbox_id, assignee_id, team_id, message_type, private, sender_type, sender_id, automated, status_from, status_to, actor_type, business_hours
+           FROM conversation_facts WHERE account_id = $1 ORDER BY conversation_id, at, seq`,
+        [accountId],
+      )
+    ).rows,
+    rollups: (await pg.query('SELECT metric, dim, grain, bucket, dim_id, n, v, v_bh FROM rollups WHERE account_id = $1 ORDER BY 1, 2, 3, 4, 5', [accountId])).rows,
   });
 
   it('when the conversations service writes an activity message or a labels, assignee or team event, then the reports queue takes none of them (each comes with a conversation.updated of the same snapshot)', () => {
@@ -160,6 +185,70 @@ describe('reports consumer: a batch gives what one event at a time gives', () =>
     // The replies' snapshots (after the updates) are the conversations' last: no labels, no team again.
     expect(b20.conversations.map((c) => [c.labels, c.team_id])).toEqual(ids.map(() => [[], null]));
   });
+  it("when a batch holds each conversation's wait update, then its contact's message, then a label update (the order the conversations service publishes them), then each account's conversations are written in one statement, the later snapshot kept, and a later batch of replies as one at a time", async () => {
+    const ids = [1, 2, 3];
+    // Each account: its inbox's copy (with working hours: the facts record them) and three conversations.
+    for (const accountId of [30, 31, 32, 33]) {
+      await inOneTransaction([envelope(accountId, 'inbox.created', inboxOf(accountId), T0)]);
+      await inOneTransaction(ids.map((id) => envelope(accountId, 'conversation.created', conversation(accountId, id), T0)));
+    }
+    const snap = (accountId: number, id: number, over: Record<string, unknown>) => ({ ...conversation(accountId, id), ...over });
+    // Two batches: the messages and updates, then the replies and conversation 1 again.
+    const events = (accountId: number): EventEnvelope[][] => {
+      const start = (id: number) => T0 + id * 60_000;
+      const waiting = (id: number) => Math.floor(start(id) / 1000);
+      return [
+        ids.flatMap((id) => {
+          const at = start(id);
+          return [
+            envelope(accountId, 'conversation.updated', snap(accountId, id, { waiting_since: waiting(id) }), at),
+            message(accountId, id, 300 + id, 0, at),
+            // A rule's label a moment later, then an update of the same instant (on a tie the one that
+            // comes later is kept), then an older one that arrives last (not kept: not the newest).
+            envelope(accountId, 'conversation.updated', snap(accountId, id, { waiting_since: waiting(id), labels: ['rule-hit'] }), at + 5),
+            envelope(accountId, 'conversation.updated', snap(accountId, id, { waiting_since: waiting(id), labels: ['rule-hit', 'tie'], team_id: 4 }), at + 5),
+            envelope(accountId, 'conversation.updated', snap(accountId, id, { waiting_since: waiting(id), labels: ['stale'] }), at + 1),
+          ];
+        }),
+        [
+          // The replies, each the first fact of its conversation in this batch.
+          ...ids.map((id) => message(accountId, id, 400 + id, 1, start(id) + 120_000)),
+          // Conversation 1 again: an update goes into the reply's waiting write, then a message (a second fact) sends it and reads the row again.
+          envelope(accountId, 'conversation.updated', snap(accountId, 1, { waiting_since: Math.floor((T0 + 600_000) / 1000) }), T0 + 600_000),
+          message(accountId, 1, 501, 0, T0 + 600_001),
+        ],
+      ];
+    };
+    // Accounts 30 and 31 in batches, their events in turn; 32 and 33 one event at a time.
+    const [e30, e31, e32, e33] = [events(30), events(31), events(32), events(33)];
+    const compare = async () => {
+      const [b30, b31, o32, o33] = [await derived(30), await derived(31), await derived(32), await derived(33)];
+      expect(b30).toEqual(o32);
+      expect(b31).toEqual(o33);
+      return o32;
+    };
+    const inTurn = (k: number) => (e30[k] as EventEnvelope[]).flatMap((e, i) => [e, e31[k]?.[i] as EventEnvelope]);
+    const oneAtATime = async (k: number) => {
+      for (const event of [...(e32[k] as EventEnvelope[]), ...(e33[k] as EventEnvelope[])]) await inOneTransaction([event]);
+    };
+    await inOneTransaction(inTurn(0));
+    // Each account's conversations in one statement, at the commit.
+    expect(writeStatements).toBe(2);
+    await oneAtATime(0);
+    // The newest update kept (the later of a tie), not the older one that came last; the messages recorded.
+    const first = await compare();
+    expect(first.conversations.map((c) => [c.labels, c.team_id, Number(c.last_fact_seq)])).toEqual(ids.map((id) => [['rule-hit', 'tie'], '4', 300 + id]));
+    await inOneTransaction(inTurn(1));
+    // An account's statements: at conversation 1's message (its second fact in the batch: the writes go first), at the commit.
+    expect(writeStatements).toBe(4);
+    await oneAtATime(1);
+    const second = await compare();
+    // Replies two minutes after the messages, in working hours, recorded with the inbox's working hours.
+    expect(second.events.map((e) => `${e.conversation_id} ${e.name} ${e.value} ${e.value_in_business_hours}`)).toEqual(ids.flatMap((id) => [`${id} first_response ${120 + 60 * id} ${120 + 60 * id}`, `${id} reply_time 120 120`]));
+    expect(second.facts.map((f) => f.business_hours?.timezone ?? null)).toEqual([...ids.flatMap(() => ['UTC', 'UTC']), 'UTC']);
+    expect(second.conversations.map((c) => Number(c.last_fact_seq))).toEqual([501, 402, 403]);
+  });
+
   it('when a batch holds a late fact of a conversation (its events rebuilt) and then a later one, then the later one is derived from the rebuilt timeline, as one at a time', async () => {
     for (const accountId of [7, 8]) await inOneTransaction([envelope(accountId, 'conversation.created', conversation(accountId, 1), T0)]);
     const first = (accountId: number) => [message(accountId, 1, 11, 0, T0 + 60_000), message(accountId, 1, 12, 1, T0 + 300_000), message(accountId, 1, 13, 0, T0 + 600_000)];
@@ -175,11 +264,7 @@ describe('reports consumer: a batch gives what one event at a time gives', () =>
 
   it("when a batch's conversations share an inbox whose copy is missing, then its owner is asked once and every fact records its working hours", async () => {
     let asked = 0;
-    const day = (d: number) => ({ day_of_week: d, closed_all_day: false, open_hour: 9, open_minutes: 0, close_hour: 17, close_minutes: 0, open_all_day: false });
-    const inbox = {
-      id: 7, account_id: 9, name: 'Support', channel_type: 'Channel::Api', channel_id: 1, identifier: 'x', hmac_token: 'h', hmac_mandatory: false,
-      webhook_url: null, avatar_url: '', provider: null, working_hours_enabled: true, timezone: 'UTC', working_hours: [0, 1, 2, 3, 4, 5, 6].map(day),
-    };
+    const inbox = inboxOf(9);
     const answering = { ...peers, conversations: { inbox: async () => ((asked += 1), inbox) } } as unknown as Peers;
     const withHours = inBatches(reportsConsumer(new ProjectionKit({ log: { warn: () => undefined } as never, peers: answering })), { size: 50, maxWaitMs: 0, before: lockBatch });
     const run = (events: EventEnvelope[]) => inOneTransaction(events, withHours);

@@ -2,7 +2,7 @@ import type { PoolClient } from 'pg';
 import { accountOf, defineConsumer, NOT_ACTIVITY_MESSAGES, type ConversationSnapshot, type EventEnvelope, type ProjectionKit, type TypedEnvelope } from '@parley/shared';
 import { businessHoursOf, type BusinessHours } from './business-hours';
 import { deleteLabel, renameLabel, upsertLabel } from './labels';
-import { deleteAccount, lockConversations, deleteConversation, lockConversation, rebuildConversation, writeConversation, type ConversationState, type NewFact } from './repository';
+import { deleteAccount, keepSnapshot, lockConversations, deleteConversation, lockConversation, rebuildConversation, writeConversation, type ConversationState, type NewFact } from './repository';
 
 /** What every fact copies from the conversation as it was after the change. */
 function context(snap: ConversationSnapshot) {
@@ -28,10 +28,12 @@ async function applyToConversation(
   fact: Omit<NewFact, 'account_id' | 'conversation_id' | 'event_id' | 'business_hours'> | null,
 ): Promise<void> {
   const accountId = accountOf(event);
+  const snapshot = { ...snap, account_id: accountId };
+  // Only a snapshot, of a conversation this batch writes already: it goes with that write.
+  if (!fact && keepSnapshot(tx, snapshot, event.occurred_at)) return;
   const state = await lockConversation(tx, accountId, snap.id, fact?.inbox_id ?? null);
   if (state.deleted) return;
   const createdAt = new Date(snap.created_at * 1000);
-  const snapshot = { ...snap, account_id: accountId };
   if (!fact && state.created_at === null) {
     // The first time the conversation's creation is known: its events rebuilt from its facts (the snapshot written first).
     await writeConversation(tx, state, snapshot, event.occurred_at, null, createdAt, { now: true });

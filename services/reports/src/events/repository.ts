@@ -39,41 +39,75 @@ const stateOfRow = ({ inbox_copy_id: copyId, inbox_copy_data: copyData, ...row }
  * events, each of which locks its conversation before it writes: `batch`): the rows it locked and
  * read, each used once, by `account:conversation`, with the inbox asked for (`rows`); and the
  * writes of the batch's events not yet sent (`pending`, `writeConversation`), one a conversation,
- * sent together in one statement an account: before anything locks one of their conversations
- * again, and at the latest at the commit. Gathered with the lock, before any rollups of the
+ * sent together in one statement an account: before a later event of one of their conversations
+ * reads its row (unless what the row holds after the write is known: `PendingWrite`), and at the
+ * latest at the commit. Gathered with the lock, before any rollups of the
  * transaction, so its flush (the writes, which add rollups) runs before theirs (and were it not,
  * `bumpRollups` writes what comes after theirs at once). A write that fails fails the batch (the
  * kernel then takes its events one at a time), in the span of a later event or of the commit.
  */
 interface Prefetched {
   batch: boolean;
-  rows: Map<string, { inboxId: number | null; state: ConversationState }>;
-  pending: Map<string, ConversationWrite>;
+  rows: Map<string, Locked>;
+  pending: Map<string, PendingWrite>;
+  /** What `lockConversation` last answered for each conversation: the row it read, with the copy of the inbox it read with it (a prefetched row's, even when the caller asked for none). */
+  locked: Map<string, Locked>;
+}
+
+interface Locked {
+  inboxId: number | null;
+  state: ConversationState;
+}
+
+/**
+ * A write waiting for the batch's others, and what is known of its conversation's row after it
+ * without reading it back (the row is locked: nothing else changes it):
+ * - `live`: the row is there, not deleted, with a creation time, as it was when locked; a later
+ *   event that only brings a snapshot (no fact) needs no more than that (`keepSnapshot`);
+ * - `after`: the whole state, when the write has no fact and its snapshot cannot move the creation
+ *   time (it leaves the row's timeline, creation time and deletion as they were): a later event of
+ *   the conversation is answered it by `lockConversation`, once, and its write takes this one's place
+ *   (`writeConversation`), so the conversation is written once a batch.
+ */
+interface PendingWrite {
+  write: ConversationWrite;
+  live: boolean;
+  after: Locked | null;
 }
 const PREFETCHED = 'reports.locked';
 const prefetchedIn = (tx: Executor) =>
-  gatherForCommit<Prefetched>(tx, PREFETCHED, () => ({ batch: false, rows: new Map(), pending: new Map() }), (client, p) => flushWrites(client, p));
+  gatherForCommit<Prefetched>(tx, PREFETCHED, () => ({ batch: false, rows: new Map(), pending: new Map(), locked: new Map() }), (client, p) => flushWrites(client, p));
 
 /**
  * The conversation's row, created empty when first seen, locked for the rest of the transaction:
  * events of one conversation (handled concurrently from one batch, or by two replicas) are
  * applied one after the other, and each sees the facts the previous one committed. `inboxId`:
  * the inbox whose copy's row comes back with it (`inbox_copy`). A row `lockConversations` read
- * for this transaction is answered from memory, once (a second event of the conversation reads
- * what the first wrote).
+ * for this transaction is answered from memory, once; a second event of the conversation is
+ * answered what the first's pending write leaves when that is known (`PendingWrite.after`), and
+ * otherwise reads what the first wrote.
  */
 export async function lockConversation(tx: Executor, accountId: number, id: number, inboxId: number | null = null): Promise<ConversationState> {
   const cache = prefetchedIn(tx);
   const key = `${accountId}:${id}`;
-  // An event before this one left its write of the conversation pending: its account's are sent first, so this one reads what it wrote.
-  if (cache?.pending.has(key)) await flushWrites(tx, cache, accountId);
+  const pending = cache?.pending.get(key);
+  if (cache && pending) {
+    // An event before this one left its write of the conversation pending. When what the row holds
+    // after it is known (`after`), with the copy of the inbox asked for if any (as a hit below), that
+    // is the answer; otherwise its account's writes are sent first, so this one reads what it wrote.
+    const { after } = pending;
+    pending.after = null;
+    if (after && inboxId === null) return remember(cache, key, after, { ...after.state, inbox_copy: null });
+    if (after && after.inboxId === inboxId && after.state.inbox_copy !== null) return remember(cache, key, after, after.state);
+    await flushWrites(tx, cache, accountId);
+  }
   const hit = cache?.rows.get(key);
   if (cache && hit) {
     cache.rows.delete(key);
-    if (inboxId === null) return { ...hit.state, inbox_copy: null };
+    if (inboxId === null) return remember(cache, key, hit, { ...hit.state, inbox_copy: null });
     // A copy missing when the batch began may have been read through and stored by an event before
     // this one (the inbox's owner asked once a batch, not once an event): read it again.
-    if (hit.inboxId === inboxId && hit.state.inbox_copy !== null) return hit.state;
+    if (hit.inboxId === inboxId && hit.state.inbox_copy !== null) return remember(cache, key, hit, hit.state);
   }
   const one = lockMany([accountId, [id], [inboxId]]);
   let r = await tx.query<LockRow>(one);
@@ -81,7 +115,14 @@ export async function lockConversation(tx: Executor, accountId: number, id: numb
     await tx.query('INSERT INTO conversations (account_id, id) VALUES ($1, $2) ON CONFLICT DO NOTHING', [accountId, id]);
     r = await tx.query<LockRow>(one);
   }
-  return stateOfRow(r.rows[0] as LockRow);
+  const state = stateOfRow(r.rows[0] as LockRow);
+  return cache ? remember(cache, key, { inboxId, state }, state) : state;
+}
+
+/** What `lockConversation` answers, kept for the write that follows (`writeConversation`: a pending write's `after`). */
+function remember(cache: Prefetched, key: string, locked: Locked, state: ConversationState): ConversationState {
+  if (cache.batch) cache.locked.set(key, locked);
+  return state;
 }
 
 /**
@@ -311,7 +352,7 @@ async function sendWrites(tx: Executor, accountId: number, writes: readonly Conv
 async function flushWrites(tx: Executor, cache: Prefetched, only?: number): Promise<void> {
   if (cache.pending.size === 0) return;
   const byAccount = new Map<number, ConversationWrite[]>();
-  for (const [key, w] of cache.pending) {
+  for (const [key, { write: w }] of cache.pending) {
     const accountId = w.snap.account_id;
     if (only !== undefined && accountId !== only) continue;
     cache.pending.delete(key);
@@ -330,8 +371,9 @@ async function flushWrites(tx: Executor, cache: Prefetched, only?: number): Prom
  * was (by the owner's event time); a change of the conversation's creation time, assignee, team or
  * inbox moves it in the `conversations` rollups. In a batch whose conversations were locked together
  * (`lockConversations`) the write waits for the batch's others, all sent in one statement (before
- * anything locks one of their conversations again, at the latest at the commit); anywhere else, or
- * asked to (`now`: the caller reads what it wrote), it is sent at once.
+ * a later event of one of their conversations reads its row, at the latest at the commit), and a
+ * write of the same conversation pending before it (no fact: `PendingWrite.after`) is taken into it;
+ * anywhere else, or asked to (`now`: the caller reads what it wrote), it is sent at once.
  */
 export async function writeConversation(
   tx: Executor,
@@ -347,8 +389,52 @@ export async function writeConversation(
   const events = canAppend ? stepTimeline(timeline, f) : [];
   const write: ConversationWrite = { snap, occurredAt, fact: f, events, timeline: canAppend ? JSON.stringify(timeline) : null, rebuildFrom: state.created_at ?? createdAt };
   const cache = prefetchedIn(tx);
-  if (cache?.batch && !opts.now) cache.pending.set(`${snap.account_id}:${snap.id}`, write);
-  else await sendWrites(tx, snap.account_id, [write]);
+  if (!cache?.batch || opts.now) return sendWrites(tx, snap.account_id, [write]);
+  const key = `${snap.account_id}:${snap.id}`;
+  const before = cache.pending.get(key);
+  // Pending here only without a fact, this event's state taken from its `after` (`lockConversation`):
+  // this write takes its place, with the later snapshot of the two.
+  const merged = before && !before.write.fact ? later(before.write, write) : null;
+  if (merged) Object.assign(write, merged);
+  else if (before) await flushWrites(tx, cache, snap.account_id);
+  const live = !state.deleted && state.created_at !== null;
+  const locked = cache.locked.get(key);
+  const keepsCreation = live && f === null && (state.created_at as Date).getTime() === snap.created_at * 1000;
+  cache.pending.set(key, { write, live, after: keepsCreation && locked && !before ? locked : null });
+}
+
+/**
+ * The snapshot of two writes of one conversation that the row keeps when both are sent, one after
+ * the other (each kept if no later one was, by the owner's event time; the second on a tie).
+ */
+function later(first: ConversationWrite, second: ConversationWrite): Pick<ConversationWrite, 'snap' | 'occurredAt'> | null {
+  const [a, b] = [micros(first.occurredAt), micros(second.occurredAt)];
+  if (Number.isNaN(a) || Number.isNaN(b)) return null;
+  const w = a <= b ? second : first;
+  return { snap: w.snap, occurredAt: w.occurredAt };
+}
+
+/** An event time in µs, Postgres's precision (NaN past it: Postgres would round, so the order is left to it). */
+function micros(iso: string): number {
+  const fraction = /\.(\d+)/.exec(iso)?.[1] ?? '';
+  if (fraction.length > 6) return NaN;
+  return Date.parse(iso) * 1000 + Number(fraction.slice(3).padEnd(3, '0'));
+}
+
+/**
+ * An event that brings only a snapshot (no fact) of a conversation whose write is pending in this
+ * batch, the row there and live (`PendingWrite.live`): the snapshot goes into that write (the later
+ * of the two, as sending both would keep) and no lock nor write of its own is needed. False when
+ * the event must go the usual way.
+ */
+export function keepSnapshot(tx: Executor, snap: ConversationSnapshot, occurredAt: string): boolean {
+  const pending = prefetchedIn(tx)?.pending.get(`${snap.account_id}:${snap.id}`);
+  const merged = pending?.live ? later(pending.write, { snap, occurredAt } as ConversationWrite) : null;
+  if (!pending || !merged) return false;
+  Object.assign(pending.write, merged);
+  // A snapshot that could move the creation time leaves the row's state after the write unknown.
+  if (pending.after && pending.after.state.created_at?.getTime() !== pending.write.snap.created_at * 1000) pending.after = null;
+  return true;
 }
 
 const num = (v: unknown) => (v === null || v === undefined ? null : Number(v));
