@@ -150,7 +150,10 @@ const MISSED = {
   match (28.7 rows a rule message on the 50-rule account, one of them matched; ~0.3 ms of Postgres), the
   rule's commands of a batch in one call (~2%), Postgres over its Unix socket (6% of a message create, a
   deployment setting), the rules batch's transaction held over its commands' calls (measured: nothing).
-  What it takes is fewer hops and events a rule message (five events, ~13 deliveries), not faster ones.`;
+  Since (2026-12-01 morning): reports writes a contact's message, its wait's update and a rule's label in
+  one statement a batch, not one a conversation (its Postgres 0.9-1.2 -> 0.4 ms a rule message; bench:ab
+  rule 0.974). What it takes is fewer hops and events a rule message (five events, ~13 deliveries), not
+  faster ones: a third of the CPU, where each item left is 1-3% (sized in "Other benchmarks").`;
   },
   rss: `A service holds 20-30 MB live; the rest is V8's heap slack and the node binary's pages (~45 MB of file
   pages per process). The services run with the young generation capped and the old generation grown
@@ -1402,6 +1405,41 @@ the scenario).
     gain). CPU profiles under load overstate socket writes (\`writev\`, \`writeBuffer\`: a quarter of the
     conversations process's samples): a process preempted inside a write is sampled there; \`/proc\`
     reads its system time at ~10% of its CPU.
+- **An AMD EPYC host (2026-12-01, 02:43 UTC on; 2 cores; bare node:http 0.028-0.04 CPU ms, 0.02 for a
+  few minutes at 03:40):** a full \`pnpm bench\` at 03:42, started when the bare server read 0.02, read it
+  at 0.039 before the small account's scenarios and 0.025 after them: labels 0.92, the list 4.10, message
+  create 7.00, public 6.58, \`q\` 2.72; list p95 at 100k 24.3 ms, \`q\` 18.8, audit ingest 4,961/s, largest
+  RSS 107 MB; rule effect p99 3,376 ms at 16.8 CPU ms a rule message. The host, not the code (labels read
+  0.67 on the page's run): the page's "Last run" is kept.
+  - **Reports: a conversation's second event in a batch goes into its waiting write** (72da304).
+    \`pg_stat_statements\` in a rule run: reports' batch write ran 0.69 times a rule message while its
+    batches held ~29 events (94 batches, 2,700 events). The conversations service publishes a contact's
+    message as the wait's \`conversation.updated\`, then the \`message.created\`, and a second event of a
+    conversation in a batch sent the account's waiting writes and read the row again. Now a snapshot alone
+    goes into the waiting write (the later of the two by event time, as two statements one after the other
+    keep), and a message after a snapshot alone that cannot move the creation time takes the row as it was
+    read (its write replaces the waiting one); a second fact still sends them first. Rule runs at 200/s:
+    reports' Postgres 0.88-1.16 -> 0.41 ms a rule message, its process 0.55-1.01 -> 0.49; \`bench:ab\` rule
+    (50/s) 0.974 (0.908-1.080; pg_reports -0.52 ms in the median round). A second engineer's review found
+    that the first version answered a message's lock without its inbox's copy when the copy had not been
+    read with the row (the owner then asked over HTTP, and a fact's working hours lost if it did not
+    answer); the row is read again then. The test compares a batch with one event at a time, facts,
+    working hours and \`v_bh\` included, and fails with either merge or the tie rule changed.
+  - **Measured, not changed.** amqplib writes each frame of a round to the socket with a \`write\` of its
+    own (its channels' buffers are object-mode streams): the conversations relay made one system call a
+    published event (strace: 4.7 a rule message). Corked around the round (a patch of \`Mux\`), side by
+    side at 50 rule messages/s: 1.024 (0.976-1.076), nothing: at that rate a claim holds 2-3 events, and
+    under saturation claims hold ~180 and their calls are few anyway. Kernel time (\`/proc\`, a rule run's
+    warm-up at 50/s) is ~29% of the stack's CPU: RabbitMQ 46% of its own, Postgres 31%, the services
+    19-28%: each hop's loopback TCP and wake-ups. At 20 rule messages/s a rule message costs 55 CPU ms
+    (idle work, batches of one) and p99 is 88 ms; at 200/s, 14.3 ms. A contact's last-activity update is
+    never HOT (two of a contact's nineteen indexes hold \`last_activity_at\`): nineteen index entries an
+    update, five of them GIN; a narrow table of its own would make it HOT (~1-2% of a rule message, and a
+    migration of the list's sort). The relay's claim updates the whole outbox row (~1.5 KB, not HOT: the
+    waiting index's predicate column): 0.6 ms of Postgres a claim of ~3 rows at 20/s; a narrow table of
+    waiting ids would leave the outbox insert-only (~1%, a kernel migration of every service). The rule
+    runs' insert from arrays (\`unnest\`) instead of \`jsonb_to_recordset\`: no cheaper (0.57-0.80
+    against 0.40-0.60 ms of Postgres for 30 rows).
 - Query plans of the conversation list and \`q\` search on 100k conversations are in the conversations
   section of \`architecture.md\` (\`pnpm --filter @parley/conversations explain\`); the audit log's list
   timings on 2M entries in its section (\`pnpm --filter @parley/audit bench\`).
