@@ -64,15 +64,18 @@ interface Locked {
  * without reading it back (the row is locked: nothing else changes it):
  * - `live`: the row is there, not deleted, with a creation time, as it was when locked; a later
  *   event that only brings a snapshot (no fact) needs no more than that (`keepSnapshot`);
- * - `after`: the whole state, when the write has no fact and its snapshot cannot move the creation
- *   time (it leaves the row's timeline, creation time and deletion as they were): a later event of
- *   the conversation is answered it by `lockConversation`, once, and its write takes this one's place
- *   (`writeConversation`), so the conversation is written once a batch.
+ * - `after`: what the lock read (creation time, deletion, timeline, the inbox's copy), when the write
+ *   has no fact and its snapshot cannot move the creation time (it leaves those as they were): a later
+ *   event of the conversation asking for no inbox, or for the inbox whose copy was read, is answered it
+ *   by `lockConversation`, once, and its write takes this one's place (`writeConversation`), so the
+ *   conversation is written once a batch.
  */
 interface PendingWrite {
   write: ConversationWrite;
   live: boolean;
   after: Locked | null;
+  /** `after` was handed to a later event, whose write takes this one's place (and no other does). */
+  handed: boolean;
 }
 const PREFETCHED = 'reports.locked';
 const prefetchedIn = (tx: Executor) =>
@@ -97,8 +100,8 @@ export async function lockConversation(tx: Executor, accountId: number, id: numb
     // is the answer; otherwise its account's writes are sent first, so this one reads what it wrote.
     const { after } = pending;
     pending.after = null;
-    if (after && inboxId === null) return remember(cache, key, after, { ...after.state, inbox_copy: null });
-    if (after && after.inboxId === inboxId && after.state.inbox_copy !== null) return remember(cache, key, after, after.state);
+    if (after && inboxId === null) return remember(cache, key, after, { ...after.state, inbox_copy: null }, pending);
+    if (after && after.inboxId === inboxId && after.state.inbox_copy !== null) return remember(cache, key, after, after.state, pending);
     await flushWrites(tx, cache, accountId);
   }
   const hit = cache?.rows.get(key);
@@ -120,8 +123,9 @@ export async function lockConversation(tx: Executor, accountId: number, id: numb
 }
 
 /** What `lockConversation` answers, kept for the write that follows (`writeConversation`: a pending write's `after`). */
-function remember(cache: Prefetched, key: string, locked: Locked, state: ConversationState): ConversationState {
+function remember(cache: Prefetched, key: string, locked: Locked, state: ConversationState, from?: PendingWrite): ConversationState {
   if (cache.batch) cache.locked.set(key, locked);
+  if (from) from.handed = true;
   return state;
 }
 
@@ -392,15 +396,15 @@ export async function writeConversation(
   if (!cache?.batch || opts.now) return sendWrites(tx, snap.account_id, [write]);
   const key = `${snap.account_id}:${snap.id}`;
   const before = cache.pending.get(key);
-  // Pending here only without a fact, this event's state taken from its `after` (`lockConversation`):
-  // this write takes its place, with the later snapshot of the two.
-  const merged = before && !before.write.fact ? later(before.write, write) : null;
+  // Pending here when this event's state was taken from its `after` (`lockConversation`): this write
+  // takes its place, with the later snapshot of the two. Any other is sent first.
+  const merged = before?.handed && !before.write.fact ? later(before.write, write) : null;
   if (merged) Object.assign(write, merged);
   else if (before) await flushWrites(tx, cache, snap.account_id);
   const live = !state.deleted && state.created_at !== null;
   const locked = cache.locked.get(key);
   const keepsCreation = live && f === null && (state.created_at as Date).getTime() === snap.created_at * 1000;
-  cache.pending.set(key, { write, live, after: keepsCreation && locked && !before ? locked : null });
+  cache.pending.set(key, { write, live, after: keepsCreation && locked && !before ? locked : null, handed: false });
 }
 
 /**
