@@ -411,7 +411,8 @@ export async function writeConversation(
  * The snapshot of two writes of one conversation that the row keeps when both are sent, one after
  * the other (each kept if no later one was, by the owner's event time; the second on a tie).
  */
-function later(first: ConversationWrite, second: ConversationWrite): Pick<ConversationWrite, 'snap' | 'occurredAt'> | null {
+type Snapshot = Pick<ConversationWrite, 'snap' | 'occurredAt'>;
+function later(first: Snapshot, second: Snapshot): Snapshot | null {
   const [a, b] = [micros(first.occurredAt), micros(second.occurredAt)];
   if (Number.isNaN(a) || Number.isNaN(b)) return null;
   const w = a <= b ? second : first;
@@ -433,7 +434,7 @@ function micros(iso: string): number {
  */
 export function keepSnapshot(tx: Executor, snap: ConversationSnapshot, occurredAt: string): boolean {
   const pending = prefetchedIn(tx)?.pending.get(`${snap.account_id}:${snap.id}`);
-  const merged = pending?.live ? later(pending.write, { snap, occurredAt } as ConversationWrite) : null;
+  const merged = pending?.live ? later(pending.write, { snap, occurredAt }) : null;
   if (!pending || !merged) return false;
   Object.assign(pending.write, merged);
   // A snapshot that could move the creation time leaves the row's state after the write unknown.
