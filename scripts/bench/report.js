@@ -67,7 +67,12 @@ const MISSED = {
   Since the run of 2026-11-30 at 11:45 UTC the conversations service runs with a 32 MB semi-space
   (fewer scavenges copying the pages in flight; side by side on 2026-11-30 evening its CPU a page was
   0.7 ms less in both runs, and an earlier small-only run measured the list 3.10-3.14 with it), its memory
-  given back once idle (\`HEAP_TRIM_IDLE_MS\`); a run on the targets' host is still to confirm the total.`;
+  given back once idle (\`HEAP_TRIM_IDLE_MS\`). The full run of 2026-12-01 at 05:31 UTC, on a host at the
+  targets' speed, measured the list 3.14 and labels 0.82 (the page's run before: 2.88 and 0.67, on
+  2026-11-30 at 19:55); a small-only probe fifteen minutes before it measured labels 0.69: the host's
+  noise: the two runs' other rows moved both ways (\`q\` 2.41 -> 2.07, the deep page 2.94 -> 2.59,
+  \`labels=vip\` 0.86 -> 1.16), though what changed between (pg's row templates, the outbox, reports)
+  touches them alike.`;
   },
   message: (r) => {
     const row = (r.scenarios ?? []).find((x) => x.key === 'message_create' && x.dataset === 'small' && x.mode === 'sat');
@@ -119,12 +124,18 @@ const MISSED = {
   a request at 100 req/s, against 5.92 and 6.20).`,
   rule_p99: (r) => {
     const ms = r.rule?.cpuMsPerRequest?.stack;
-    const cores = ms ? ` (${fmt(ms, 1)} CPU ms in this run: 200 messages/s needs about ${fmt((ms * 200) / 1000, 1)} cores)` : '';
+    const need = ms ? (ms * 200) / 1000 : null;
+    const cores = ms ? ` (${fmt(ms, 1)} CPU ms in this run: 200 messages/s needs about ${fmt(need, 1)} cores)` : '';
+    const queue =
+      need !== null && need < 2
+        ? `; on two cores shared with the load generator that is ${fmt((need / 2) * 100, 0)}% of the machine before the
+  load generator's share, and p99 is each hop's wait for a core and for its batch`
+        : `; on two cores shared with the load generator the queue grows for the whole run and
+  p99 is the queue's length`;
     return `Each rule message costs the stack the message create with its fan-out (a contact's message also
   starts the conversation's wait: a conversation.updated), the rule's command call to the conversations
   service, and the label change's own events and activity message with theirs: five events, each on four
-  to six queues${cores}; on two cores shared with the load generator the queue grows for the whole run and
-  p99 is the queue's length. Cut on 2026-11-29 ("Other benchmarks"): from 56 (cold) and 41 (warm) to
+  to six queues${cores}${queue}. Cut on 2026-11-29 ("Other benchmarks"): from 56 (cold) and 41 (warm) to
   about 30 CPU ms a rule message on one host; then the rule runs' writes made lighter (migration 006 of
   automation) and each label change consumed once by reports, not twice. Where a rule message's Postgres
   goes on the large account (\`pg_stat_statements\`, 2026-11-29, two rule runs, per rule message, on a host
@@ -138,7 +149,7 @@ const MISSED = {
   look: 3,000 updates of a conversation's \`last_activity_at\` in a PL/pgSQL loop on a copy of the 100k rows
   took 65-105 µs each with the fifteen indexes and 19 µs with the primary key alone, so the fourteen cost
   a reply's update ~0.05-0.09 ms; the rest of each statement is its own round trip, start-up and locks.
-  What would meet it: a third of the per-message cost on two cores, which no one of these is. Done since
+  What would have met it then: a third of the per-message cost on two cores, which no one of these is. Done since
   (2026-11-29 evening, "Other benchmarks"): the label change's two updates of the row are one, the rule
   runs lost their unique index (14.8 -> 8.9 µs a row), and reports and the webhooks fan-out batch for up
   to 200 ms (bench:ab rule: B/A 0.910 and 0.977); later, per-event objects built without a slow spread and
@@ -152,8 +163,11 @@ const MISSED = {
   deployment setting), the rules batch's transaction held over its commands' calls (measured: nothing).
   Since (2026-12-01 morning): reports writes a contact's message, its wait's update and a rule's label in
   one statement a batch, not one a conversation (its Postgres 0.9-1.2 -> 0.4 ms a rule message; bench:ab
-  rule 0.974). What it takes is fewer hops and events a rule message (five events, ~13 deliveries), not
-  faster ones: a third of the CPU, where each item left is 1-3% (sized in "Other benchmarks").`;
+  rule 0.974). On 2026-12-01 at 05:31 UTC, on a host at the targets' speed (the bench's ceiling 0.02), a
+  rule message cost 9.0 CPU ms and p99 was 251 ms (on 2026-11-30 at 19:55: 11.7 and 1,985): below two
+  cores the path's queues no longer grow for the whole run, so each CPU ms taken off shortens p99 more than
+  in proportion. What is left is fewer hops and events a rule message (five events, ~13 deliveries), or
+  shorter batch waits on the path; each CPU item left is 1-3% (sized in "Other benchmarks").`;
   },
   rss: `A service holds 20-30 MB live; the rest is V8's heap slack and the node binary's pages (~45 MB of file
   pages per process). The services run with the young generation capped and the old generation grown
