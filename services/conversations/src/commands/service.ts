@@ -1,5 +1,5 @@
-import { ValidationError, prepared, type RequestContext } from '@parley/shared';
-import type { ConversationRow } from '../common/rows';
+import { ValidationError, prepared, sqlPrepared, type RequestContext, type SqlPrepared } from '@parley/shared';
+import { CONVERSATION_COLUMNS, type ConversationRow } from '../common/rows';
 import { priorityValue } from '../common/rows';
 import { conversationSnapshot } from '../common/snapshots';
 import { changeConversation, type Cause } from '../conversations/changes';
@@ -35,18 +35,58 @@ export async function runCommand(
       throw ValidationError.field('command.team_id', 'is not a team of this account', 'not_found');
     }
   }
-  // The lock goes with the BEGIN, as a request's does (a rule sees every conversation of its account).
-  return mutateConversation(deps.pool, cause, accountId, displayId, async (tx, conv) => {
-    const receipt = await tx.query(insertReceipt([accountId, input.idempotency_key, conv.id, command.type]));
-    if (receipt.rowCount === 0) return { applied: false, conversation: conversationSnapshot(conv) };
-    const after = await apply(tx, cause, conv, command);
-    return { applied: true, conversation: conversationSnapshot(after) };
-  });
+  // The lock goes with the BEGIN, as a request's does (a rule sees every conversation of its
+  // account), and so does the receipt (lockWithReceipt): the transaction holds its connection and
+  // the row's lock a round trip less.
+  const lock = lockWithReceiptSql(accountId, displayId, input.idempotency_key, command.type);
+  return mutateConversation(
+    deps.pool,
+    cause,
+    accountId,
+    displayId,
+    async (tx, locked) => {
+      let conv = locked;
+      let fresh: boolean;
+      if (lock) {
+        const { receipt_written: written, ...row } = locked as ConversationRow & { receipt_written: boolean };
+        conv = row;
+        fresh = written;
+      } else {
+        fresh = ((await tx.query(insertReceipt([accountId, input.idempotency_key, conv.id, command.type]))).rowCount ?? 0) > 0;
+      }
+      if (!fresh) return { applied: false, conversation: conversationSnapshot(conv) };
+      const after = await apply(tx, cause, conv, command);
+      return { applied: true, conversation: conversationSnapshot(after) };
+    },
+    lock,
+  );
 }
 
 const insertReceipt = prepared(
   'INSERT INTO command_receipts (account_id, idempotency_key, conversation_id, command_type) VALUES ($1, $2, $3, $4) ON CONFLICT DO NOTHING',
 );
+
+/**
+ * The conversation's locking read with the command's receipt written in the same statement. The
+ * receipt is inserted before the row is locked: a duplicate of a command in flight waits on the
+ * receipt's unique key until the first commits (then writes nothing: `receipt_written` false) or
+ * rolls back (then writes it), as it waited on the row's lock before. No conversation: no receipt
+ * (and a 404, which rolls back anyway).
+ */
+const lockWithReceipt = sqlPrepared(
+  `WITH r AS (
+     INSERT INTO command_receipts (account_id, idempotency_key, conversation_id, command_type)
+     SELECT c.account_id, $3::text, c.id, $4::text FROM conversations c WHERE c.account_id = $1::int AND c.display_id = $2::int
+     ON CONFLICT DO NOTHING RETURNING 1
+   )
+   SELECT ${CONVERSATION_COLUMNS}, EXISTS (SELECT 1 FROM r) AS receipt_written
+     FROM conversations WHERE account_id = $1::int AND display_id = $2::int FOR UPDATE`,
+);
+
+function lockWithReceiptSql(accountId: number, displayId: number, key: string, type: string): SqlPrepared | null {
+  if (!Number.isSafeInteger(accountId) || !Number.isSafeInteger(displayId)) return null;
+  return lockWithReceipt([accountId, displayId, key, type]);
+}
 
 async function apply(tx: Parameters<typeof changeConversation>[0], cause: Cause, conv: ConversationRow, command: Command): Promise<ConversationRow> {
   let patch: ConversationPatch;

@@ -1,4 +1,4 @@
-import { AppError, ForbiddenError, NotFoundError, ValidationError, withTransaction, withTransactionFrom, writeEvent, type Executor, type Peers, type PoolClient, type RequestContext } from '@parley/shared';
+import { AppError, ForbiddenError, NotFoundError, ValidationError, withTransaction, withTransactionFrom, writeEvent, type Executor, type Peers, type PoolClient, type RequestContext, type SqlPrepared } from '@parley/shared';
 import type { Pool } from 'pg';
 import { assertConversationAccess, isAdmin, userIdOf, visibleInboxIds } from '../common/access';
 import { agentPartial } from '../common/agents';
@@ -40,9 +40,10 @@ export async function mutateConversation<T>(
   accountId: number,
   displayId: number,
   fn: (tx: PoolClient, conv: ConversationRow) => Promise<T>,
+  // The lock goes with the BEGIN (one round trip fewer); the ids are integers (path params). A
+  // caller may send its own locking read of the row (a command's, which also writes its receipt).
+  lock: SqlPrepared | null = lockConversationSql(accountId, displayId),
 ): Promise<T> {
-  // The lock goes with the BEGIN (one round trip fewer); the ids are integers (path params).
-  const lock = lockConversationSql(accountId, displayId);
   if (lock === null) return withTransaction(pool, async (tx) => fn(tx, await loadConversation(tx, cause.ctx, accountId, displayId, { forUpdate: true })));
   return withTransactionFrom<ConversationRow, T>(pool, lock, async (tx, { rows }) => {
     const conv = rows[0];
