@@ -57,13 +57,30 @@ describe('the outbox relay and the service pool', () => {
       const id = randomUUID();
       await writer.query(`INSERT INTO audit.outbox (event_id, routing_key, payload) VALUES ($1, 'test.relay_connection', '{}')`, [id]);
       await writer.query(`SELECT pg_notify('outbox_audit', '')`);
-      const published = async () => (await writer.query('SELECT published_at FROM audit.outbox WHERE event_id = $1', [id])).rows[0]?.published_at !== null;
-      // Well within the pool's 5 s connection timeout: a relay on the pool would still be waiting.
-      await waitFor(published, { timeoutMs: 4000, what: 'the event published while the pool is taken' });
+      const published = async () => ((await writer.query('SELECT published_at FROM audit.outbox WHERE event_id = $1', [id])).rows[0]?.published_at ?? null) !== null;
+      // A relay on the pool never gets its connection while the test holds it (it waits, times out
+      // after 5 s and tries again), so this fails with one however long it waits.
+      await waitFor(published, { timeoutMs: 15_000, what: 'the event published while the pool is taken' });
       expect(pool.waitingCount).toBe(0);
+      // The relay's connection is its own kind (named), apart from the pool's.
+      const names = (await writer.query(`SELECT application_name FROM pg_stat_activity WHERE datname = $1 AND usename = 'svc_audit'`, [name])).rows.map((r) => r.application_name);
+      expect(names).toContain('audit-relay');
     } finally {
       held.release();
       await writer.end();
+    }
+    // Stopping ends the relay's connection too: nothing of the service is left connected.
+    await running.stop();
+    running = null;
+    const admin = new Client({ connectionString: adminUrl });
+    await admin.connect();
+    try {
+      await waitFor(async () => (await admin.query(`SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = $1`, [name])).rows[0].n === 0, {
+        timeoutMs: 10_000,
+        what: 'no connection left to the database after stop',
+      });
+    } finally {
+      await admin.end();
     }
   });
 });

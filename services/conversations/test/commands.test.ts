@@ -73,6 +73,29 @@ describe('automation commands (internal API)', () => {
     expect(await h.events(acc.accountId, 'conversation.labels_changed')).toHaveLength(2);
   });
 
+  it('when commands with other keys run on one conversation at once, then each applies and none is lost; a key with quotes and backslashes dedupes like any', async () => {
+    const conv = await createConversation(h, acc, inbox.id);
+    const labels = ['l1', 'l2', 'l3', 'l4', 'l5', 'l6'];
+    const results = await Promise.all(labels.map((l) => run(conv.id, { type: 'add_labels', labels: [l] })));
+    expect(results.map((r) => r.body.applied)).toEqual(labels.map(() => true));
+    const row = await h.svc.deps.pool.query('SELECT labels FROM conversations WHERE account_id = $1 AND display_id = $2', [acc.accountId, conv.id]);
+    expect([...row.rows[0].labels].sort()).toEqual(labels);
+    const odd = `rule-42:'; SELECT 1; --\\ E'x' $$ ${randomUUID()}`;
+    expect((await run(conv.id, { type: 'add_labels', labels: ['odd'] }, odd)).body.applied).toBe(true);
+    expect((await run(conv.id, { type: 'add_labels', labels: ['odd'] }, odd)).body.applied).toBe(false);
+    const receipt = await h.svc.deps.pool.query('SELECT conversation_id FROM command_receipts WHERE account_id = $1 AND idempotency_key = $2', [acc.accountId, odd]);
+    expect(receipt.rowCount).toBe(1);
+  });
+
+  it('when a command names an unknown conversation, then it leaves no receipt: the key applies once the conversation exists', async () => {
+    const key = `rule-42:${randomUUID()}`;
+    expectError(await run(999_998, { type: 'mute' }, key), 404, 'not_found');
+    const receipts = await h.svc.deps.pool.query('SELECT 1 FROM command_receipts WHERE account_id = $1 AND idempotency_key = $2', [acc.accountId, key]);
+    expect(receipts.rowCount).toBe(0);
+    const conv = await createConversation(h, acc, inbox.id);
+    expect((await run(conv.id, { type: 'add_labels', labels: ['later'] }, key)).body.applied).toBe(true);
+  });
+
   it('when each kind of command runs, then the conversation changes accordingly', async () => {
     const conv = await createConversation(h, acc, inbox.id);
     const teamId = 9_000 + Math.floor(Math.random() * 1000);

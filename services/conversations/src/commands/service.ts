@@ -10,8 +10,9 @@ import type { Command, CommandInput } from './schemas';
 
 /**
  * Automation's actions on a conversation (docs/contracts.md). Each idempotency key applies
- * once: the receipt is written in the same transaction as the change, under the conversation's
- * row lock, so a retried or concurrent duplicate finds it and changes nothing. The events a
+ * once: the receipt is written in the same transaction as the change, by the statement that locks
+ * the conversation's row, so a retried or concurrent duplicate finds it (a duplicate in flight
+ * waits on the receipt's key) and changes nothing. The events a
  * command causes carry the rule as actor and the triggering event as causation.
  */
 export async function runCommand(
@@ -84,7 +85,9 @@ const lockWithReceipt = sqlPrepared(
 );
 
 function lockWithReceiptSql(accountId: number, displayId: number, key: string, type: string): SqlPrepared | null {
-  if (!Number.isSafeInteger(accountId) || !Number.isSafeInteger(displayId)) return null;
+  // A NUL cannot be inlined (Postgres refuses the message: a 503 retried for ever); the route
+  // answers 422 for one, and any other caller gets the bound statement's own refusal.
+  if (!Number.isSafeInteger(accountId) || !Number.isSafeInteger(displayId) || key.includes('\u0000')) return null;
   return lockWithReceipt([accountId, displayId, key, type]);
 }
 
