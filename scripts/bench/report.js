@@ -67,12 +67,10 @@ const MISSED = {
   Since the run of 2026-11-30 at 11:45 UTC the conversations service runs with a 32 MB semi-space
   (fewer scavenges copying the pages in flight; side by side on 2026-11-30 evening its CPU a page was
   0.7 ms less in both runs, and an earlier small-only run measured the list 3.10-3.14 with it), its memory
-  given back once idle (\`HEAP_TRIM_IDLE_MS\`). The full run of 2026-12-01 at 05:31 UTC, on a host at the
-  targets' speed, measured the list 3.14 and labels 0.82 (the page's run before: 2.88 and 0.67, on
-  2026-11-30 at 19:55); a small-only probe fifteen minutes before it measured labels 0.69: the host's
-  noise: the two runs' other rows moved both ways (\`q\` 2.41 -> 2.07, the deep page 2.94 -> 2.59,
-  \`labels=vip\` 0.86 -> 1.16), though what changed between (pg's row templates, the outbox, reports)
-  touches them alike.`;
+  given back once idle (\`HEAP_TRIM_IDLE_MS\`). Two full runs of 2026-12-01 on a host at the targets'
+  speed (the bench's ceiling 0.017-0.022) measured the list 3.14 (05:31 UTC) and 2.87 (07:08), labels 0.82
+  and 0.72, message create 4.07 and 3.06, the public one 3.94 and 4.15 (2026-11-30 at 19:55: list 2.88,
+  labels 0.67): the host's noise, both ways, around the 3.0 and 4.0 targets.`;
   },
   message: (r) => {
     const row = (r.scenarios ?? []).find((x) => x.key === 'message_create' && x.dataset === 'small' && x.mode === 'sat');
@@ -116,7 +114,9 @@ const MISSED = {
   call cost caller and peer 0.15-0.24 CPU ms against 0.73-0.93 with \`fetch\`) and its statements prepared.
   Alternating runs before and after the session of 2026-11-28 on that day's host, without a warm-up: 19.09,
   23.07, 19.94, 20.0 against 13.03, 14.09, 15.8, 15.72 CPU ms; after the warm-up, four 5 s runs in a row on
-  2026-11-29: 14.25, 12.53, 11.28, 11.26.`,
+  2026-11-29: 14.25, 12.53, 11.28, 11.26. The two full runs of 2026-12-01 on a host at the targets' speed
+  measured it 3.94 (05:31 UTC) and 4.15 (07:08), the account API's reply beside it 4.07 and 3.06: the
+  host's noise is as large as the target's margin.`,
   list_p95: `At 100 req/s the list uses about 0.5-0.8 of a core with everything on two cores; its p95 is the wait
   for a core more than the work (the page statement is ~0.7 ms on Postgres at 100k). Less CPU per list
   (above) is what lowers it. It moves with this shared host's load: the three full runs of 2026-11-29
@@ -163,11 +163,16 @@ const MISSED = {
   deployment setting), the rules batch's transaction held over its commands' calls (measured: nothing).
   Since (2026-12-01 morning): reports writes a contact's message, its wait's update and a rule's label in
   one statement a batch, not one a conversation (its Postgres 0.9-1.2 -> 0.4 ms a rule message; bench:ab
-  rule 0.974). On 2026-12-01 at 05:31 UTC, on a host at the targets' speed (the bench's ceiling 0.02), a
-  rule message cost 9.0 CPU ms and p99 was 251 ms (on 2026-11-30 at 19:55: 11.7 and 1,985): below two
-  cores the path's queues no longer grow for the whole run, so each CPU ms taken off shortens p99 more than
-  in proportion. What is left is fewer hops and events a rule message (five events, ~13 deliveries), or
-  shorter batch waits on the path; each CPU item left is 1-3% (sized in "Other benchmarks").`;
+  rule 0.974). On 2026-12-01, on a host at the targets' speed (the bench's ceiling 0.017-0.022), a rule
+  message cost 8.7-9.5 CPU ms (2026-11-30 at 19:55: 11.7) and p99 moved from run to run of the same code
+  far more than its CPU: 251 ms in the full run at 05:31 UTC, 733 in the one at 07:08, 181-709 in
+  rule-only runs between (1,985 on 2026-11-30). At ~90% of the two cores p99 is the host's moment more
+  than the code's: each hop waits for a core, and the waits chain. Where the time goes (2026-12-01,
+  "Other benchmarks"): the command's wait for a conversations pool connection (38-177 ms on average: 200
+  messages and 200 commands a second each hold a connection 21-27 ms, their round trips slowed by the
+  cores' queue), the rules batches waiting on their commands, the relay (its own connection since; before,
+  its claims queued for the pool too). What is left is less CPU a rule message (five events, ~13
+  deliveries; each CPU item left is 1-3%, sized in "Other benchmarks").`;
   },
   rss: `A service holds 20-30 MB live; the rest is V8's heap slack and the node binary's pages (~45 MB of file
   pages per process). The services run with the young generation capped and the old generation grown
@@ -1458,6 +1463,37 @@ the scenario).
     waiting ids would leave the outbox insert-only (~1%, a kernel migration of every service). The rule
     runs' insert from arrays (\`unnest\`) instead of \`jsonb_to_recordset\`: no cheaper (0.57-0.80
     against 0.40-0.60 ms of Postgres for 30 rows).
+- **An AMD EPYC host at the targets' speed (2026-12-01, 05:29-07:20 UTC; the bench's ceiling 0.016-0.022
+  CPU ms):** two full runs, 05:31 and 07:08 (the page's: "Last run"), and rule-only runs between. Their
+  CPU rows moved both ways by 10-30% (message create 4.07 and 3.06, public 3.94 and 4.15, labels 0.82 and
+  0.72); the rule effect's p99 moved more (below).
+  - **Where a rule message's latency goes at 200/s.** Timestamps in the rows (the message's transaction
+    start, the relay's claim as \`published_at\`, the rules batch's transaction as \`rule_runs.created_at\`,
+    the command's transaction as its label event's \`created_at\`) and a temporary log of the relay's
+    steps and of each conversations transaction's wait for the pool: the relay stage (commit to claim) p50
+    80-86, p99 261-299 ms; a claim's wait for a pool connection 50-115 ms, more than its claim (5-25),
+    publish (1-3), confirms (20-70) and commit (2-50) together. The conversations pool (10 connections) had
+    18-67 requests waiting on average, each 38-177 ms: 200 messages and 200 commands a second each hold a
+    connection 21-27 ms, four or five round trips slowed by the two cores' queue. A pool of 20 (one run):
+    held 53 ms, waited 127, p99 1,202: more connections share the same cores.
+  - **The relay's own connection** (80207fe): the relay stage's p99 91-117 ms in four runs (261-299
+    before). The total did not follow: the wait moved on to the commands' queue for the pool. \`bench:ab\`
+    message create 1.015 (1.033, 0.998), its B side carrying the temporary log (synchronous appends): at
+    most that. **A command's receipt with its lock** (569e62f): a round trip fewer while a command holds
+    the row and a connection; not measurable alone.
+  - **The rule effect's p99, run to run.** Rule-only runs at 200/s, the same code: 181, 269, 432, 506, 709
+    ms at 8.7-9.5 CPU ms a rule message (three of them with the temporary log); before the relay change
+    385-617 (with the log) and 1,060 (\`pg_stat_statements\` loaded, 9.9); the full runs 251 (05:31) and 733
+    (07:08, 8.8). At 160/s: p99 207 ms (10.3 CPU ms: smaller batches).
+  - **Measured, not changed.** RabbitMQ's classic queues version 2 (a policy, \`queue-version: 2\`): one
+    rule run, RabbitMQ 1.23 CPU ms a rule message (no less) and p99 1,509 ms; the policy was cleared. WAL:
+    98 KB a rule message, two thirds of it full-page images (every update of a random conversation row
+    touches its page and fifteen indexes' pages; \`shared_buffers\` is Debian's 128 MB for a 3.7 GB
+    database): Postgres's settings, not the code's, left as the host has them. A rule message's Postgres
+    by statement (\`pg_stat_statements\`, per rule message, wall): automation's runs insert 0.44 (0.076 a
+    message: ~13 messages a batch), the message's insert 0.37, 4.67 outbox rows 0.32, the claim 0.27, the
+    activity's insert 0.25, the label's update 0.25, the wait's update 0.23 (0.67 a message), reports' batch
+    write 0.20, contacts' last activity 0.17.
 - Query plans of the conversation list and \`q\` search on 100k conversations are in the conversations
   section of \`architecture.md\` (\`pnpm --filter @parley/conversations explain\`); the audit log's list
   timings on 2M entries in its section (\`pnpm --filter @parley/audit bench\`).
