@@ -116,16 +116,16 @@ export interface SqlPrepared {
 /** The SQL-prepared statements each connection holds (a connection's are its own; a new connection, none). */
 const preparedBySql = new WeakMap<PoolClient, Set<string>>();
 /**
- * The statements prepared so far on some connection of each kind (role, database and options: one
- * pool's connections, which resolve the statements' tables alike), by name: a transaction's BEGIN
- * prepares the ones its connection lacks. By kind, not per process: tests run several services in
- * one process, and one's statements name tables another's role cannot see.
+ * The statements prepared so far on some connection of each kind (role, database, options and
+ * application name: one pool's connections, which resolve the statements' tables alike), by name:
+ * a transaction's BEGIN prepares the ones its connection lacks. By kind, not per process: tests run
+ * several services in one process, and one's statements name tables another's role cannot see.
  */
 const knownBySql = new Map<string, Map<string, string>>();
 
 function kindOf(client: PoolClient): string {
-  const p = (client as unknown as { connectionParameters?: { user?: string; database?: string; options?: string } }).connectionParameters;
-  return `${p?.user ?? ''}@${p?.database ?? ''}/${p?.options ?? ''}`;
+  const p = (client as unknown as { connectionParameters?: { user?: string; database?: string; options?: string; application_name?: string } }).connectionParameters;
+  return `${p?.user ?? ''}@${p?.database ?? ''}/${p?.options ?? ''}/${p?.application_name ?? ''}`;
 }
 
 /**

@@ -145,10 +145,10 @@ export async function bootService<C extends BaseConfig>(def: ServiceDefinition<C
   // The relay's own connection, not one of the pool's: its claim holds a connection while it waits
   // for the broker's confirms, and under load it queued behind the requests for the pool (50-115 ms a
   // claim at 200 rule messages/s, more than the claim, publish and confirms together).
-  // Its own options (application_name) make it a kind of connection of its own, so its BEGIN does not
-  // prepare the statements the service's connections prepared (db.ts, prepareKnown), and it is named
-  // in pg_stat_activity.
-  const relayPool = createPool(roleUrl, def.name, 1, { options: `-c search_path=${def.name},public -c application_name=${def.name}-relay` }, log);
+  // Its own application_name makes it a kind of connection of its own (db.ts, kindOf), so its BEGIN does
+  // not prepare the statements the service's connections prepared (prepareKnown), and it is named in
+  // pg_stat_activity.
+  const relayPool = createPool(roleUrl, def.name, 1, { application_name: `${def.name}-relay` }, log);
   const relay = new OutboxRelay({ pool: relayPool, listenUrl: roleUrl, schema: def.name, amqp, log, metrics, flushMs: config.OUTBOX_FLUSH_MS });
   const consumers = (def.consumers?.(deps) ?? []).map(
     (spec) =>
