@@ -262,6 +262,29 @@ describe('conversations (service level)', () => {
       expectError(await h.call('POST', `${base()}/conversations/${conv.id}/labels`, { as: acc.admin, body: { labels: [42] } }), 422, undefined, 'labels.0');
     });
 
+    it('when one change writes two activity messages, then they follow the change in order, at its time, each with its message.created after the events of the change', async () => {
+      // The update and the activity messages are one statement (updateConversationWithActivities).
+      const conv = await createConversation(h, acc, inbox.id);
+      await h.call('POST', `${base()}/conversations/${conv.id}/labels`, { as: acc.admin, body: { labels: ['billing', 'vip'] } });
+      const res = await h.call('POST', `${base()}/conversations/${conv.id}/labels`, { as: acc.admin, body: { labels: ['vip', 'support'] } });
+      expect(res.body).toEqual({ payload: ['vip', 'support'] });
+      const { rows } = await h.svc.deps.pool.query(
+        `SELECT m.id, m.content, m.created_at, c.last_activity_at FROM messages m JOIN conversations c ON c.id = m.conversation_id
+          WHERE m.account_id = $1 AND c.display_id = $2 AND m.message_type = 2 ORDER BY m.id`,
+        [acc.accountId, conv.id],
+      );
+      expect(rows.map((r) => r.content)).toEqual([`Agent ${acc.adminId} added billing, vip`, `Agent ${acc.adminId} added support`, `Agent ${acc.adminId} removed billing`]);
+      const [, added, removed] = rows;
+      expect(added.created_at.getTime()).toBe(removed.created_at.getTime());
+      expect(removed.last_activity_at.getTime()).toBe(removed.created_at.getTime());
+      const change = (await h.events(acc.accountId, 'conversation.labels_changed')).at(-1);
+      const ofRequest = (await h.events(acc.accountId)).filter((e) => e.request_id === change.request_id);
+      expect(ofRequest.map((e) => e.type)).toEqual(['conversation.labels_changed', 'conversation.updated', 'message.created', 'message.created']);
+      expect(ofRequest.slice(2).map((e) => [e.data.id, e.data.content])).toEqual([added, removed].map((r) => [Number(r.id), r.content]));
+      expect(ofRequest[2].data.conversation).toEqual(ofRequest[1].data);
+      expect(ofRequest[1].data.last_activity_at).toBe(Math.floor(removed.created_at.getTime() / 1000));
+    });
+
     it('when labels, the assignee or the team change, or a conversation is made assigned, then each of their events and activity messages has a conversation.updated (or .created) of the same snapshot beside it', async () => {
       // Consumers rely on it: the reports queue binds only conversation.created and .updated for snapshots.
       const teamId = 8_000 + Math.floor(Math.random() * 1000);
