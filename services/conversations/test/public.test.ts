@@ -56,7 +56,14 @@ describe('public client API (service level)', () => {
     const v = visitor();
     const conv = (await pub('POST', v.path, {})).body.id;
     const other = visitor();
-    expectError(await pub('GET', `/nope${v.path.slice(v.path.indexOf('/contacts'))}/${conv}`), 404, 'not_found');
+    expectError(await pub('GET', `/nope${v.path.slice(v.path.indexOf('/contacts'))}/${conv}`), 404, 'not_found', 'inbox_identifier');
+    // The inbox is read with the conversation, in the write's locking statement: no inbox is still the inbox's 404, and writes nothing.
+    const before = (await h.svc.deps.pool.query('SELECT count(*)::int AS n FROM messages WHERE account_id = $1', [acc.accountId])).rows[0].n;
+    expectError(await pub('POST', `/nope${v.path.slice(v.path.indexOf('/contacts'))}/${conv}/messages`, { content: 'lost' }), 404, 'not_found', 'inbox_identifier');
+    expect((await h.svc.deps.pool.query('SELECT count(*)::int AS n FROM messages WHERE account_id = $1', [acc.accountId])).rows[0].n).toBe(before);
+    // A real inbox with no such conversation on the path: the contact's 404 or the conversation's, as before.
+    expectError(await pub('POST', `${v.path}/999/messages`, { content: 'nowhere' }), 404, 'not_found', 'conversation_id');
+    expectError(await pub('POST', `/${inbox.inbox_identifier}/contacts/not-a-source/conversations/${conv}/messages`, { content: 'who?' }), 404, 'not_found', 'contact_identifier');
     expectError(await pub('GET', `/${inbox.inbox_identifier}/contacts/not-a-source/conversations/${conv}`), 404, 'not_found');
     expectError(await pub('GET', `${other.path}/${conv}`), 404, 'not_found');
     expectError(await pub('POST', `${other.path}/${conv}/messages`, { content: 'not mine' }), 404, 'not_found');

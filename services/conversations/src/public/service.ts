@@ -1,7 +1,7 @@
 import { AppError, NotFoundError, PROJECTION_TABLE, prepared, sqlPrepared, withTransaction, withTransactionFrom, type Executor, type Peers, type PoolClient, type RequestContext } from '@parley/shared';
 import type { Pool } from 'pg';
 import type { ContactInbox, ContactSnapshot } from '../common/peers';
-import { CONVERSATION_COLUMNS, type ConversationRow, type InboxRow, type MessageRow } from '../common/rows';
+import { CONVERSATION_COLUMNS, INBOX_COLUMNS, type ConversationRow, type InboxRow, type MessageRow } from '../common/rows';
 import { findInboxByIdentifier } from '../inboxes/repository';
 import type { Projections } from '../projections/store';
 
@@ -88,13 +88,46 @@ const contactContext = (ctx: RequestContext, inbox: InboxRow, contact: ContactSn
  * writes name the contact that was merged away.
  */
 const COPY_SQL = `(SELECT jsonb_build_array(p.data) FROM ${PROJECTION_TABLE} p WHERE p.account_id = conversations.account_id AND p.kind = 'contact' AND p.id = conversations.contact_id) AS contact_copy__`;
-const BY_SOURCE = `SELECT ${CONVERSATION_COLUMNS}, ${COPY_SQL} FROM conversations WHERE account_id = $1 AND display_id = $2 AND inbox_id = $3 AND contact_inbox_source_id = $4`;
-const readBySource = prepared(BY_SOURCE);
+/**
+ * The path's inbox (its columns as `i__<column>`) and, when the path reaches one, its conversation
+ * with the contact's copy (else those columns are null): the inbox's lookup and the conversation's
+ * read are one round trip.
+ */
+const INBOX_AS = INBOX_COLUMNS.split(', ').map((c) => `i.${c} AS i__${c}`).join(', ');
+const INBOX_KEYS = INBOX_COLUMNS.split(', ');
+const BY_SOURCE = (lock: string) =>
+  `SELECT ${INBOX_AS}, c.* FROM inboxes i LEFT JOIN LATERAL (
+     SELECT ${CONVERSATION_COLUMNS}, ${COPY_SQL} FROM conversations
+      WHERE account_id = i.account_id AND display_id = $2 AND inbox_id = i.id AND contact_inbox_source_id = $3${lock}
+   ) c ON true WHERE i.identifier = $1`;
+const readBySource = prepared(BY_SOURCE(''));
 /** With the BEGIN (SQL-prepared: one round trip for both). */
-const lockBySource = sqlPrepared(`${BY_SOURCE} FOR UPDATE`);
+const lockBySource = sqlPrepared(BY_SOURCE(' FOR UPDATE'));
 
 /** The conversation row and, beside it, its contact's copy: `[data]` (`[null]`: a tombstone), null when there is none. */
 type RowWithCopy = ConversationRow & { contact_copy__: [ContactSnapshot | null] | null };
+
+/** A row of BY_SOURCE: the inbox, and the conversation with its copy (null: the path reaches none). */
+function splitBySource(row: Record<string, unknown>): { inbox: InboxRow; row: RowWithCopy | null } {
+  const inbox: Record<string, unknown> = {};
+  const conversation: Record<string, unknown> = {};
+  for (const k in row) {
+    if (k.startsWith('i__')) continue;
+    conversation[k] = row[k];
+  }
+  for (const k of INBOX_KEYS) inbox[k] = row[`i__${k}`];
+  return { inbox: inbox as unknown as InboxRow, row: conversation['id'] === null ? null : (conversation as unknown as RowWithCopy) };
+}
+
+/** The path's inbox and conversation row, or the inbox alone; no such inbox is 404. */
+function bySource(rows: Array<Record<string, unknown>>): { inbox: InboxRow; row: RowWithCopy | null } {
+  if (!rows[0]) throw new NotFoundError('Inbox', 'inbox_identifier');
+  return splitBySource(rows[0]);
+}
+
+/** The path can take the short way: an inbox identifier, a source id and a conversation id of the right form. */
+const shortPath = (path: ConversationPath): boolean =>
+  !!path.inbox_identifier && IDENTIFIER_RE.test(path.inbox_identifier) && validSourceId(path.contact_identifier) && Number.isSafeInteger(path.conversation_id);
 
 /**
  * The scope the row vouches for, or null (go the full way). `readThrough` false: a missing copy is
@@ -131,12 +164,16 @@ const MISS = Symbol('miss');
 
 /** The path's conversation and the scope it was found in (404 for anything the path does not reach). */
 export async function publicConversation(deps: ScopeDeps, ctx: RequestContext, path: ConversationPath): Promise<{ scope: PublicScope; conversation: ConversationRow }> {
-  const inbox = await inboxByIdentifier(deps.pool, path.inbox_identifier);
   const sourceId = path.contact_identifier;
-  if (validSourceId(sourceId) && Number.isSafeInteger(path.conversation_id)) {
-    const { rows } = await deps.pool.query<RowWithCopy>(readBySource([inbox.account_id, path.conversation_id, inbox.id, sourceId]));
-    const found = rows[0] ? await scopeFromRow(deps, ctx, inbox, sourceId, deps.pool, rows[0], true) : null;
+  let inbox: InboxRow;
+  if (shortPath(path)) {
+    const { rows } = await deps.pool.query<Record<string, unknown>>(readBySource([path.inbox_identifier, path.conversation_id, sourceId]));
+    const read = bySource(rows);
+    inbox = read.inbox;
+    const found = read.row ? await scopeFromRow(deps, ctx, inbox, sourceId, deps.pool, read.row, true) : null;
     if (found) return found;
+  } else {
+    inbox = await inboxByIdentifier(deps.pool, path.inbox_identifier);
   }
   const scope = await resolveScopeIn(deps, ctx, inbox, sourceId);
   return { scope, conversation: await scopedConversation(deps.pool, scope, path.conversation_id) };
@@ -152,21 +189,24 @@ export async function mutatePublicConversation<T>(
   path: ConversationPath,
   fn: (tx: PoolClient, conv: ConversationRow, scope: PublicScope) => Promise<T>,
 ): Promise<{ scope: PublicScope; value: T }> {
-  const inbox = await inboxByIdentifier(deps.pool, path.inbox_identifier);
   const sourceId = path.contact_identifier;
   let copyMissing = false;
-  if (validSourceId(sourceId) && Number.isSafeInteger(path.conversation_id)) {
+  let inbox: InboxRow | null = null;
+  if (shortPath(path)) {
     let scope: PublicScope | null = null;
-    const value = await withTransactionFrom<RowWithCopy, T | typeof MISS>(deps.pool, lockBySource([inbox.account_id, path.conversation_id, inbox.id, sourceId]), async (tx, { rows }) => {
-      const row = rows[0];
+    const value = await withTransactionFrom<Record<string, unknown>, T | typeof MISS>(deps.pool, lockBySource([path.inbox_identifier, path.conversation_id, sourceId]), async (tx, { rows }) => {
+      const read = bySource(rows);
+      inbox = read.inbox;
+      const row = read.row;
       copyMissing = !!row && row.contact_copy__ === null;
-      const found = row ? await scopeFromRow(deps, ctx, inbox, sourceId, tx, row, false) : null;
+      const found = row ? await scopeFromRow(deps, ctx, read.inbox, sourceId, tx, row, false) : null;
       if (!found) return MISS;
       scope = found.scope;
       return fn(tx, found.conversation, found.scope);
     });
     if (value !== MISS && scope) return { scope, value: value as T };
   }
+  inbox ??= await inboxByIdentifier(deps.pool, path.inbox_identifier);
   // With no copy of the contact, the lookup stores one: the next write goes the short way.
   const scope = await resolveScopeIn(deps, ctx, inbox, sourceId, copyMissing);
   return { scope, value: await mutateScopedConversation(deps.pool, scope, path.conversation_id, (tx, c) => fn(tx, c, scope)) };
