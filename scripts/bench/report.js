@@ -105,7 +105,7 @@ const MISSED = {
   ("Other benchmarks").`;
   },
   public_message: `The account API's message create, plus the public API's own work: the inbox read by its
-  identifier, and the contact's own message is also an activity the contacts service records; less the
+  identifier (with the conversation, since 2026-12-01), and the contact's own message is also an activity the contacts service records; less the
   gateway's authentication. Since 2026-11-29 a message to the conversation of the path's own contact inbox
   takes its scope from the conversation row and the contact's copy, read with the row's lock, instead of
   asking the contacts service (alternating runs on one host: 13.32, 13.08, 13.53, 11.09 CPU ms before, 8.14,
@@ -116,7 +116,9 @@ const MISSED = {
   23.07, 19.94, 20.0 against 13.03, 14.09, 15.8, 15.72 CPU ms; after the warm-up, four 5 s runs in a row on
   2026-11-29: 14.25, 12.53, 11.28, 11.26. The two full runs of 2026-12-01 on a host at the targets' speed
   measured it 3.94 (05:31 UTC) and 4.15 (07:08), the account API's reply beside it 4.07 and 3.06: the
-  host's noise is as large as the target's margin.`,
+  host's noise is as large as the target's margin. Since (2026-12-01, 7e0b4ff) the inbox is read with the
+  conversation, in its locking statement: a round trip fewer, 0.959 of the CPU in \`bench:ab\` (on a host
+  where a round trip costs twice this page's), about 3.8-4.0 on this page's host; not yet a full run.`,
   list_p95: `At 100 req/s the list uses about 0.5-0.8 of a core with everything on two cores; its p95 is the wait
   for a core more than the work (the page statement is ~0.7 ms on Postgres at 100k). Less CPU per list
   (above) is what lowers it. It moves with this shared host's load: the three full runs of 2026-11-29
@@ -1496,6 +1498,32 @@ the scenario).
     message: ~13 messages a batch), the message's insert 0.37, 4.67 outbox rows 0.32, the claim 0.27, the
     activity's insert 0.25, the label's update 0.25, the wait's update 0.23 (0.67 a message), reports' batch
     write 0.20, contacts' last activity 0.17.
+- **An AMD EPYC host that writes at half the speed (2026-12-01, 10:08 UTC on; 2 cores; bare node:http
+  0.02-0.035 CPU ms):** the list's SQL ceiling as on the page's host (1.46 against 1.42 CPU ms), labels 0.7,
+  but message create 5.3-8.2 CPU ms and public 6.2-8.5 (3.06 and 4.15 on the page). \`perf\` (cycles, every
+  process): ~20% of each Node process in the kernel, most of it under the paravirtualised guest's
+  interrupt enabling (\`pvm_irq_enable\`), and ~75 system calls a message create (RabbitMQ ~20, the
+  conversations Postgres backends ~15, the conversations process ~9, the gateway ~5.5): on this host a
+  round trip costs about twice the CPU, which the HTTP ceiling (few calls a request) does not show. The
+  page's "Last run" is kept.
+  - **A round trip fewer where a change writes activity** (f377987): the conversation's update and its
+    activity messages' insert are one statement, so a rule's label command is three round trips (lock
+    with receipt; update with activity; outbox with COMMIT), as are status changes and assignments.
+    \`bench:ab\` rule at 50/s a side: 1.018 (1.029, 1.007; rounds 0.985-1.041), no CPU to see; it
+    shortens the time a command holds the row and a pool connection, where the rule effect waited.
+  - **The public API reads the path's inbox with its conversation** (7e0b4ff): one statement (locking,
+    with the BEGIN, for a write) instead of a lookup by identifier before it. \`bench:ab\`: public read
+    0.927 (0.893, 0.961), public message create 0.959 (0.934, 0.984).
+  - **Measured, not changed.** Seven of the conversations table's fifteen indexes dropped (in a run's
+    database): message create's Postgres the same (conversations' 1.65 CPU ms against 1.64-1.79), so the
+    non-HOT update's index entries are not what a reply costs. zod: one \`message.created\` envelope
+    parsed in 4 µs (data 2.8, envelope 1.2; 16 with JSON), ~1-2% of a consumer's share; sampling
+    profiles (\`--cpu-prof\`) on a saturated host showed 13-22%, because a process descheduled mid-frame
+    has the wait put on that frame. V8 log (\`--log-code\`): the services' hot functions reach TurboFan 10-40
+    s into the load (conversations ~8 compiles a second 10-40 s in), after the warm-up's 2,000 writes; a
+    warm-up of 20 s measured the same as 2,000 requests here (8.31 against 8.24, both high: the host had
+    slowed), so it is left as it is. \`pg_stat_statements\` for message create: three round trips (lock
+    with BEGIN, the insert, the times' update and outbox with COMMIT), the insert 0.48 ms of Postgres (wall).
 - Query plans of the conversation list and \`q\` search on 100k conversations are in the conversations
   section of \`architecture.md\` (\`pnpm --filter @parley/conversations explain\`); the audit log's list
   timings on 2M entries in its section (\`pnpm --filter @parley/audit bench\`).
