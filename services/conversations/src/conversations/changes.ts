@@ -1,4 +1,4 @@
-import { diff, writeEvent, type Changes, type EventType, type Executor, type RequestContext } from '@parley/shared';
+import { NotFoundError, diff, writeEvent, type Changes, type EventType, type Executor, type RequestContext } from '@parley/shared';
 import { addParticipants } from './participation';
 import { priorityName, type ConversationRow, type MessageRow } from '../common/rows';
 import { conversationSnapshot, messageSnapshot } from '../common/snapshots';
@@ -114,12 +114,15 @@ export async function changeConversation(tx: Executor, cause: Cause, before: Con
   let activities: MessageRow[] | null = null;
   if (!after && texts.length > 0) {
     const both = await updateConversationWithActivities(tx, before.account_id, before.id, full, texts);
-    if (both) ({ row: after, activities } = both);
+    // (The caller holds the row's lock: it cannot be gone.)
+    if (!both) throw new NotFoundError('Conversation');
+    ({ row: after, activities } = both);
   }
-  after ??= await updateConversationRow(tx, before.account_id, before.id, full, { activityNow: texts.length > 0 });
+  after ??= await updateConversationRow(tx, before.account_id, before.id, full);
 
   const snap = conversationSnapshot(after);
   const changes = diff(beforeSnap, snap, WATCHED);
+  // Never with activity (its texts come from keys this diff sees change); were it so, the rows written have their events.
   if (Object.keys(changes).length === 0) return addActivities(tx, cause, after, activities ?? [], opts.last === true);
 
   const acc = after.account_id;

@@ -152,7 +152,8 @@ SELECT * FROM c, m ORDER BY m.id`;
 
 /**
  * The row updates prepared so far, by their text (one per set of columns a change sets: a label
- * change, an assignment, a status change...); past this many, the rest go unprepared.
+ * change, an assignment, a status change..., alone or with its activity messages); past this many,
+ * the rest go unprepared.
  */
 const rowUpdates = new Map<string, ReturnType<typeof prepared>>();
 const ROW_UPDATES_MAX = 64;

@@ -98,7 +98,8 @@ const INBOX_KEYS = INBOX_COLUMNS.split(', ');
 const BY_SOURCE = (lock: string) =>
   `SELECT ${INBOX_AS}, c.* FROM inboxes i LEFT JOIN LATERAL (
      SELECT ${CONVERSATION_COLUMNS}, ${COPY_SQL} FROM conversations
-      WHERE account_id = i.account_id AND display_id = $2 AND inbox_id = i.id AND contact_inbox_source_id = $3${lock}
+      WHERE conversations.account_id = i.account_id AND conversations.display_id = $2 AND conversations.inbox_id = i.id
+        AND conversations.contact_inbox_source_id = $3${lock}
    ) c ON true WHERE i.identifier = $1`;
 const readBySource = prepared(BY_SOURCE(''));
 /** With the BEGIN (SQL-prepared: one round trip for both). */
