@@ -94,6 +94,7 @@ const median = (xs) => {
   return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
 };
 const round2 = (v) => Math.round(v * 100) / 100;
+const round1 = (v) => Math.round(v * 10) / 10;
 
 /** `KEY=value KEY2=value with spaces` (a value runs to the next KEY=). */
 function parseEnv(text, name) {
@@ -242,19 +243,35 @@ async function main() {
   // Ctrl-C ends the run through process.exit, so the exit hooks stop what was started.
   for (const sig of ['SIGINT', 'SIGTERM']) process.once(sig, () => process.exit(130));
   const medians = new Map();
+  const callMedians = new Map();
   for (let run = 1; run <= RUNS; run++) {
     if (RUNS > 1) log(`[ab] run ${run} of ${RUNS}: both stacks started anew`);
-    await oneRun(a, medians);
+    await oneRun(a, medians, callMedians);
   }
   if (RUNS > 1) {
     for (const [key, ms] of medians) {
       log(`[ab] ${key}: B/A ${median(ms).toFixed(3)}, the median of the ${ms.length} runs' medians (${ms.map((m) => m.toFixed(3)).join(', ')})`);
+      const cs = callMedians.get(key);
+      if (cs) log(`[ab] ${key}: system calls a request B/A ${median(cs).toFixed(3)}, the median of the runs' medians (${cs.map((m) => m.toFixed(3)).join(', ')})`);
     }
   }
 }
 
-/** Both stacks started, every scenario measured on them, both stopped; each scenario's median B/A added to `medians`. */
-async function oneRun(a, medians) {
+/** The processes whose per-request figure moved most from A (`per[0]`) to B (`per[1]`), at least `min`: [group, B-A]. */
+function movedGroups(per, min) {
+  return Object.keys({ ...per[0], ...per[1] })
+    .filter((g) => !['total', 'postgres_server', 'bench', 'ceiling'].includes(g))
+    .map((g) => [g, round2((per[1][g] ?? 0) - (per[0][g] ?? 0))])
+    .filter(([, dlt]) => Math.abs(dlt) >= min)
+    .sort((x, y) => Math.abs(y[1]) - Math.abs(x[1]))
+    .slice(0, 6);
+}
+
+/**
+ * Both stacks started, every scenario measured on them, both stopped; each scenario's median B/A
+ * added to `medians`, and that of its system calls a request (proc-cpu's `calls`) to `callMedians`.
+ */
+async function oneRun(a, medians, callMedians) {
   const sides = [];
   try {
     sides.push(await side('A', a.dir, 2700));
@@ -286,12 +303,21 @@ async function oneRun(a, medians) {
         // The stacks' processes only: the load generators are counted for neither side, and this process (bench) for neither.
         const totals = sides.map((s, k) => {
           const ms = cpu.diff(before[k], after[k]);
-          return { ms: { ...ms, total: ms.total - (ms.bench ?? 0) - (ms.ceiling ?? 0), bench: 0 }, served: counts[k].ok };
+          const calls = cpu.calls(before[k], after[k]);
+          return {
+            ms: { ...ms, total: ms.total - (ms.bench ?? 0) - (ms.ceiling ?? 0), bench: 0 },
+            calls: { ...calls, total: calls.total - (calls.bench ?? 0) - (calls.ceiling ?? 0), bench: 0 },
+            served: counts[k].ok,
+          };
         });
         const [ca, cb] = totals.map((t) => t.ms.total / t.served);
+        const [sa, sb] = totals.map((t) => t.calls.total / t.served);
         const per = totals.map((t) => cpu.perRequest(t.ms, t.served));
-        rows.push({ ratio: cb / ca, per });
-        log(`  ${key.padEnd(16)} round ${i + 1}: A ${ca.toFixed(2)}  B ${cb.toFixed(2)} CPU ms/request (${counts[0].ok} / ${counts[1].ok} requests)  B/A ${(cb / ca).toFixed(3)}`);
+        const perCalls = totals.map((t) => cpu.perRequest(t.calls, t.served));
+        rows.push({ ratio: cb / ca, per, callsRatio: sa > 0 ? sb / sa : null, perCalls });
+        log(
+          `  ${key.padEnd(16)} round ${i + 1}: A ${ca.toFixed(2)}  B ${cb.toFixed(2)} CPU ms/request (${counts[0].ok} / ${counts[1].ok} requests)  B/A ${(cb / ca).toFixed(3)}; system calls/request A ${sa.toFixed(1)}  B ${sb.toFixed(1)}`,
+        );
       }
       if (rows.length === 0) {
         log(`[ab] ${key}: no round without failed requests`);
@@ -299,14 +325,17 @@ async function oneRun(a, medians) {
       }
       const m = median(rows.map((r) => r.ratio));
       const mid = rows.reduce((best, r) => (Math.abs(r.ratio - m) < Math.abs(best.ratio - m) ? r : best));
-      const moved = Object.keys(mid.per[0])
-        .filter((g) => !['total', 'postgres_server', 'bench', 'ceiling'].includes(g))
-        .map((g) => [g, round2((mid.per[1][g] ?? 0) - (mid.per[0][g] ?? 0))])
-        .filter(([, dlt]) => Math.abs(dlt) >= 0.02)
-        .sort((x, y) => Math.abs(y[1]) - Math.abs(x[1]))
-        .slice(0, 6);
+      const moved = movedGroups(mid.per, 0.02);
       medians.set(key, [...(medians.get(key) ?? []), m]);
       log(`[ab] ${key}: median B/A ${m.toFixed(3)} over ${rows.length} rounds (range ${Math.min(...rows.map((r) => r.ratio)).toFixed(3)}-${Math.max(...rows.map((r) => r.ratio)).toFixed(3)}); the round nearest it, B-A: ${moved.map(([g, dlt]) => `${g} ${dlt > 0 ? '+' : ''}${dlt}`).join(', ') || 'no process moved 0.02'}`);
+      const callRows = rows.filter((r) => r.callsRatio !== null);
+      if (callRows.length) {
+        const mc = median(callRows.map((r) => r.callsRatio));
+        const midC = callRows.reduce((best, r) => (Math.abs(r.callsRatio - mc) < Math.abs(best.callsRatio - mc) ? r : best));
+        const movedC = movedGroups(midC.perCalls, 0.1);
+        callMedians.set(key, [...(callMedians.get(key) ?? []), mc]);
+        log(`[ab] ${key}: system calls a request, median B/A ${mc.toFixed(3)} (A ${round1(median(callRows.map((r) => r.perCalls[0].total)))}, B ${round1(median(callRows.map((r) => r.perCalls[1].total)))}); the round nearest it, B-A: ${movedC.map(([g, dlt]) => `${g} ${dlt > 0 ? '+' : ''}${dlt}`).join(', ') || 'no process moved 0.1'}`);
+      }
       await sleep(500);
     }
   } finally {

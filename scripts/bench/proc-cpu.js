@@ -2,8 +2,9 @@
  * postmaster also its exited children's cutime + cstime, so backends that come and go are counted).
  * CPU per request is steady on a noisy machine; req/s is not (issue 12).
  *
- *   const { snapshot, diff } = require('./proc-cpu');
+ *   const { snapshot, diff, calls } = require('./proc-cpu');
  *   const a = snapshot(); ...run...; const perProcess = diff(a, snapshot()); // { gateway: ms, postgres: ms, ... }
+ *   calls(a, b)   // the same groups' read and write system calls in between (/proc/<pid>/io)
  *
  * Groups: each service by its `services/<name>/dist/main.js` command line, `postgres`, `rabbitmq`
  * (beam.smp and its helpers), `redis`, `ceiling` (a process whose command line names
@@ -39,6 +40,21 @@ function readStat(pid) {
   }
 }
 
+/**
+ * The system calls a process made that read or wrote (`syscr` + `syscw` of /proc/<pid>/io: read,
+ * write, readv, writev, recvmsg, sendto and the like, every thread's, the exited ones' too): a
+ * socket message each, mostly, so a round trip or a publish saved shows here whatever the host's
+ * speed. 0 when the kernel does not keep them (no task I/O accounting) or the process is gone.
+ */
+function readCalls(pid) {
+  try {
+    const io = fs.readFileSync(`/proc/${pid}/io`, 'utf8');
+    return Number(/^syscr: (\d+)/m.exec(io)?.[1] ?? 0) + Number(/^syscw: (\d+)/m.exec(io)?.[1] ?? 0);
+  } catch {
+    return 0;
+  }
+}
+
 function cmdline(pid) {
   try {
     return fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').replace(/\0/g, ' ');
@@ -71,9 +87,13 @@ function groupOf(pid, cmd) {
   return null;
 }
 
-/** Clock ticks per group right now. Only the postmaster counts its reaped children. */
+/**
+ * Clock ticks per group right now (and `calls`, their read and write system calls: readCalls). Only
+ * the postmaster counts its reaped children's ticks; no process counts their calls.
+ */
 function snapshot() {
   const ticks = {};
+  const calls = {};
   const perPid = {};
   const pids = fs.readdirSync('/proc').filter((d) => /^\d+$/.test(d)).map(Number);
   const pgPids = new Set();
@@ -93,38 +113,52 @@ function snapshot() {
   const ours = scope.database === null ? null : new RegExp(`^postgres: (?:\\S+: )?\\S+ ${scope.database.replace(/[^A-Za-z0-9_]/g, '')} `);
   for (const [pid, { group, st }] of stats) {
     let t = st.utime + st.stime;
+    const c = readCalls(pid);
     // the postmaster (a postgres process whose parent is not postgres) inherits its backends' CPU when they exit
     if (group === 'postgres' && !pgPids.has(st.ppid)) t += st.cutime + st.cstime;
     if (group === 'postgres' && ours !== null) {
       ticks.postgres_server = (ticks.postgres_server || 0) + t;
+      calls.postgres_server = (calls.postgres_server || 0) + c;
       const title = cmdline(pid);
-      if (ours.test(title)) perPid[pid] = { t: st.utime + st.stime, role: /^postgres: (?:\S+: )?svc_([a-z]+) /.exec(title)?.[1] ?? 'other' };
+      if (ours.test(title)) perPid[pid] = { t: st.utime + st.stime, c, role: /^postgres: (?:\S+: )?svc_([a-z]+) /.exec(title)?.[1] ?? 'other' };
       continue;
     }
     ticks[group] = (ticks[group] || 0) + t;
+    calls[group] = (calls[group] || 0) + c;
   }
-  return { at: process.hrtime.bigint(), ticks, perPid: ours === null ? null : perPid };
+  return { at: process.hrtime.bigint(), ticks, calls, perPid: ours === null ? null : perPid };
 }
 
 /** CPU milliseconds per group between two snapshots (and `total`: every group but `postgres_server`
  * and the `pg_<service>` split of `postgres`, by the role each backend serves). */
 function diff(a, b) {
+  return between(a, b, 'ticks', 't', tickMs);
+}
+
+/** Read and write system calls per group between two snapshots (readCalls), totalled as diff() does. */
+function calls(a, b) {
+  return between(a, b, 'calls', 'c', 1);
+}
+
+function between(a, b, field, perPidField, unit) {
   const out = {};
   let total = 0;
-  for (const g of new Set([...Object.keys(a.ticks), ...Object.keys(b.ticks)])) {
-    const ms = Math.max(0, ((b.ticks[g] || 0) - (a.ticks[g] || 0)) * tickMs);
-    out[g] = ms;
-    if (g !== 'postgres_server') total += ms;
+  const before = a[field] ?? {};
+  const after = b[field] ?? {};
+  for (const g of new Set([...Object.keys(before), ...Object.keys(after)])) {
+    const v = Math.max(0, ((after[g] || 0) - (before[g] || 0)) * unit);
+    out[g] = v;
+    if (g !== 'postgres_server') total += v;
   }
   if (a.perPid && b.perPid) {
     let t = 0;
     for (const [pid, v] of Object.entries(b.perPid)) {
-      const d = Math.max(0, v.t - (a.perPid[pid]?.t || 0));
+      const d = Math.max(0, (v[perPidField] || 0) - (a.perPid[pid]?.[perPidField] || 0));
       t += d;
       // the backends' share by the service role they serve (`pg_<service>`: never in the total)
-      out[`pg_${v.role}`] = (out[`pg_${v.role}`] || 0) + d * tickMs;
+      out[`pg_${v.role}`] = (out[`pg_${v.role}`] || 0) + d * unit;
     }
-    out.postgres = t * tickMs;
+    out.postgres = t * unit;
     total += out.postgres;
   }
   out.total = total;
@@ -156,4 +190,4 @@ function perRequest(cpuMs, requests) {
   return out;
 }
 
-module.exports = { configure, snapshot, diff, net, perRequest, tickMs };
+module.exports = { configure, snapshot, diff, calls, net, perRequest, tickMs };

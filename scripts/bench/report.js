@@ -460,7 +460,10 @@ started together, for \`BENCH_AB_ROUNDS\` (6) rounds after a warm-up (\`BENCH_AB
 list read 1.15-1.19 between builds with no change on its path, 0.99 once the processes had settled); a round with a failed request is
 refused. That is one run; \`BENCH_AB_RUNS\` (3) runs start both stacks anew each time, because one
 process's compiled code can cost 10-15% more or less than another's for the same build. It prints each
-round's stack CPU ms per request, each run's median of B/A, and the median of those. \`BENCH_AB_ENV_A\`/\`BENCH_AB_ENV_B\`
+round's stack CPU ms per request, each run's median of B/A, and the median of those, and the same for
+the stack's read and write system calls a request (\`/proc/<pid>/io\`: a round trip or a publish saved is
+about one call less in one process, at any host speed; they move with batching, and a read's figure
+carries the pollers' calls). \`BENCH_AB_ENV_A\`/\`BENCH_AB_ENV_B\`
 give one side settings of its own (\`BENCH_AB_ENV_B='SERVICE_NODE_ARGS=--maglev'\`; one service's with
 \`ENV_<SERVICE>_<KEY>\`, which \`scripts/start.js\` hands that service as \`KEY\`). \`BENCH_ONLY=rule\` measures
 rule messages instead (the rule effect's: an incoming message a \`message_created\` rule matches and labels)
@@ -539,7 +542,8 @@ reused one grew by thousands of messages a run (87,095 messages on 2026-11-29 wh
   before and after each scenario, less what the same processes burn idle over the same time (measured
   for 8 s once the data set is in place and the consumers have drained: timers, pollers, relays, other
   tenants of the shared servers), divided by the requests answered. *stack* is their sum (the load
-  generator is not in it; the raw figures, idle share included, are in benchmarks.json). For writes the closing snapshot waits until every outbox is published and every
+  generator is not in it; the raw figures, idle share included, are in benchmarks.json, with each
+  scenario's read and write system calls a request per process, \`callsPerRequest\`). For writes the closing snapshot waits until every outbox is published and every
   consumer queue is empty, so the whole event fan-out (realtime, automation, reports, audit, webhooks,
   projections) is counted. RabbitMQ and Redis are shared with whatever else runs on the machine, so
   their share is an upper bound; CPU per request is the steady figure on a noisy machine, req/s is not.
@@ -1524,6 +1528,28 @@ the scenario).
     warm-up of 20 s measured the same as 2,000 requests here (8.31 against 8.24, both high: the host had
     slowed), so it is left as it is. \`pg_stat_statements\` for message create: three round trips (lock
     with BEGIN, the insert, the times' update and outbox with COMMIT), the insert 0.48 ms of Postgres (wall).
+- **An AMD EPYC host three times the targets' (2026-12-01, 21:40 UTC on; 2 cores; message create 8.5-15
+  CPU ms in \`bench:ab\` rounds, public 10-15):** no CPU figure of this host is the page's, and identical
+  builds side by side moved 0.77-1.26 a round. So a count that does not move with the host's speed went
+  in: each scenario's read and write system calls a request, per process (\`/proc/<pid>/io\`, proc-cpu's
+  \`calls\`; \`callsPerRequest\` in benchmarks.json, printed by \`bench:ab\` for every round with the
+  processes that moved). An A/A run (5 s rounds): labels 8.4-10.5 calls a request, public message create
+  37-47, B/A of the medians 0.958 and 1.058, against CPU's 0.939 and 1.010 with rounds 0.77-1.13: steadier,
+  not exact, because consumers batch more when they fall behind and a read's figure carries the pollers'
+  calls (not taken off). A round trip or a publish saved is about one call less in one process, which it
+  shows at any host speed.
+  - **Where a public message's system calls go** (\`strace -c\` of each service, 1,751 messages at
+    saturation): conversations 14.8 (three Postgres round trips, the answer, the publish, reads of each),
+    the gateway 7.7, reports 5.2, realtime 5.0, automation 5.0, contacts 3.3. Conversations' writes by
+    socket: 3.1 a message to Postgres (its three round trips), 1.06 to RabbitMQ (the publish), one answer.
+  - **Tried, not taken.** Postgres over its Unix socket again (\`BENCH_AB_ENV_B\` with a socket
+    \`DATABASE_URL\`, two runs of four rounds): labels 0.928, list 1.128, message create 0.999, public
+    1.092: no gain on this host either. The context's HMAC (signed by the gateway, checked by each service)
+    shows 56-83 µs a request in the services' profiles against 4 µs in a loop: OpenSSL's code and tables
+    out of the caches between requests (33-66 µs in a loop that walks 32 MB between calls); an HMAC from
+    the key's precomputed pad states (\`Hash.copy\`) or one-shot \`crypto.hash\` measured the same or
+    worse there, so it stays \`createHmac\`. Express's ETag of every answer (a SHA-1 of the body, POST
+    answers too, as Rails'): ~35 µs a public message on this host, under 1%; kept (conditional GETs).
 - Query plans of the conversation list and \`q\` search on 100k conversations are in the conversations
   section of \`architecture.md\` (\`pnpm --filter @parley/conversations explain\`); the audit log's list
   timings on 2M entries in its section (\`pnpm --filter @parley/audit bench\`).

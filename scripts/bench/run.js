@@ -371,7 +371,7 @@ async function runScenarios(ctx, d, label, modes, { warm = false } = {}) {
       if (!r.error && r.ok === 0) row.error = `no 2xx answer (${JSON.stringify(r.statusCodes)})`;
       out.push(row);
       log(
-        `  ${label.padEnd(5)} ${mode.padEnd(4)} ${key.padEnd(22)} ${row.error ? `ERROR ${row.error}` : `${String(r.rps).padStart(7)} req/s  p50 ${r.latency.p50}  p95 ${r.latency.p95}  p99 ${r.latency.p99} ms  cpu ${row.cpuMsPerRequest.stack} ms/req (${top(row.cpuMsPerRequest)})${r.errors ? `  (${r.errors} errors)` : ''}`}`,
+        `  ${label.padEnd(5)} ${mode.padEnd(4)} ${key.padEnd(22)} ${row.error ? `ERROR ${row.error}` : `${String(r.rps).padStart(7)} req/s  p50 ${r.latency.p50}  p95 ${r.latency.p95}  p99 ${r.latency.p99} ms  cpu ${row.cpuMsPerRequest.stack} ms/req (${top(row.cpuMsPerRequest)})${row.callsPerRequest ? `  ${row.callsPerRequest.total} system calls/req` : ''}${r.errors ? `  (${r.errors} errors)` : ''}`}`,
       );
       if (!row.error) logByProcess(row.cpuMsPerRequest);
       if (env.BENCH_PGSS && !row.error) await printStatements(ctx.db, r.requests);
