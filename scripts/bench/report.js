@@ -485,7 +485,9 @@ small-account scenario, \`BENCH_REPEAT\` (each scenario measured that many times
 \`BENCH_PORT_OFFSET\` (first port block tried, 700), \`BENCH_GEN_<SIZE>\` for the data set sizes
 (\`node scripts/bench/generate.js\` runs the generator alone against a running stack), \`BENCH_KEEP_SMALL=1\`
 (reuse the small data set instead of making it again). A first run on a fresh machine generates the
-large data set (about three to four minutes here) and takes about 13-14 minutes in all; later runs
+large data set (about two and a half to three and a half minutes here: the audit entries are written on a
+connection of their own while the other schemas are, which took the generation from 209 to 158 s on a
+host whose first full run took 899 s, on 2026-12-02) and takes about 13-14 minutes in all; later runs
 reuse it. The small one is made again for every run (about two seconds): its scenarios write, and a
 reused one grew by thousands of messages a run (87,095 messages on 2026-11-29 where it was made with
 3,000), so no two runs measured the same account.
