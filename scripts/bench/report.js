@@ -1552,6 +1552,32 @@ the scenario).
     the key's precomputed pad states (\`Hash.copy\`) or one-shot \`crypto.hash\` measured the same or
     worse there, so it stays \`createHmac\`. Express's ETag of every answer (a SHA-1 of the body, POST
     answers too, as Rails'): ~35 µs a public message on this host, under 1%; kept (conditional GETs).
+- **An AMD EPYC host whose Postgres is slow (2026-12-02, 03:03 UTC on; 2 cores; bare node:http 0.02-0.03
+  CPU ms and 33,000-39,000 req/s, the targets' class, but the list's SQL straight on Postgres 2.51 CPU ms
+  against the page's 1.42):** a full run from a fresh machine (both data sets generated; 899 s in all, 209 of
+  them the large set's generation; not written over the page): labels 0.85, the list 4.57, \`q\` 2.67,
+  message create 6.89, public 6.55 CPU ms; a rule message 16.75 (p99 4.2 s at 200/s: 3.4 cores' work),
+  the agents table's p95 160 ms, audit ingest 5,544/s. The public API's message now costs what the account
+  API's reply does (0.95 of it; 1.36 in the page's run, before 7e0b4ff).
+  - **The system calls read a known cut.** \`bench:ab\` of 7e0b4ff (the public API's inbox read with its
+    conversation: a round trip fewer) against the revision before it, public read, three rounds: CPU B/A
+    0.873 (0.797-0.904), system calls 13.1-13.2 a request against 15.4-20.6, conversations -2.04 (the round
+    trip's write and read).
+  - **Every statement of one reply** (\`log_statement\`, a small account at rest): conversations three
+    round trips (the lock with the BEGIN; the insert with its participants and copies; the times' update,
+    the outbox row and the COMMIT), its relay one claim a batch; realtime, the rules, the webhooks fan-out
+    and reports one transaction each of two to four round trips (the \`processed_events\` insert with the
+    BEGIN, their reads and writes, the COMMIT), which batches share under load. No round trip is left
+    that a statement could carry without a change of what is written.
+  - **The contacts service's share of a public message** (the contact's last activity): 0.33 CPU ms and
+    0.11 of its Postgres of 6.55 (6.7%; on the page 0.17 and 0.05 of 4.15). The narrow activity table
+    sized on the slower host (an update 22-47 µs against 162-199 on the nineteen-index row) would take
+    part of the Postgres share only, ~1%, for a change to every contact read, sort and filter: not done.
+    The rest is receiving, parsing and checking the event (its profile: zod ~12%, \`JSON.parse\` 5%, amqplib's
+    frame decoding ~5%), which any consumer of the event pays.
+  - **The generator's audit entries beside the other schemas** (9a57341): the large set in 158 s against
+    209 (audit entries 66 s on a connection of their own while conversations, messages, contacts and the
+    reports' rows are written on the other), so the fresh-machine run of this host would take ~850 s.
 - Query plans of the conversation list and \`q\` search on 100k conversations are in the conversations
   section of \`architecture.md\` (\`pnpm --filter @parley/conversations explain\`); the audit log's list
   timings on 2M entries in its section (\`pnpm --filter @parley/audit bench\`).
