@@ -633,8 +633,9 @@ async function generate(o) {
         })(),
         fillAudit(auditDb, made, s, log),
       ]);
-      const failed = ends.find((e) => e.status === 'rejected');
-      if (failed) throw failed.reason;
+      const failed = ends.filter((e) => e.status === 'rejected').map((e) => e.reason);
+      if (failed.length > 1) log(`[generate] the audit entries failed too: ${failed[1]?.stack ?? failed[1]}`);
+      if (failed.length > 0) throw failed[0];
     } finally {
       await auditDb.end();
     }
