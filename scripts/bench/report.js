@@ -1557,8 +1557,11 @@ the scenario).
   against the page's 1.42):** a full run from a fresh machine (both data sets generated; 899 s in all, 209 of
   them the large set's generation; not written over the page): labels 0.85, the list 4.57, \`q\` 2.67,
   message create 6.89, public 6.55 CPU ms; a rule message 16.75 (p99 4.2 s at 200/s: 3.4 cores' work),
-  the agents table's p95 160 ms, audit ingest 5,544/s. The public API's message now costs what the account
-  API's reply does (0.95 of it; 1.36 in the page's run, before 7e0b4ff).
+  the agents table's p95 160 ms at 100/s (16 CPU ms a request: 1.6 cores), audit ingest 5,544/s. The public
+  API's message now costs what the account API's reply does (0.95 of it; 1.36 in the page's run, before
+  7e0b4ff). The agents table at saturation (reports 7.9 CPU ms a request against the page's 1.73, the
+  gateway's Postgres 0.63 against 0.01) carries its first request's one-time read of the 200 agents from
+  the gateway (\`accountAgentIds\`), which a data set generated in the run has not had yet.
   - **The system calls read a known cut.** \`bench:ab\` of 7e0b4ff (the public API's inbox read with its
     conversation: a round trip fewer) against the revision before it, public read, three rounds: CPU B/A
     0.873 (0.797-0.904), system calls 13.1-13.2 a request against 15.4-20.6, conversations -2.04 (the round
