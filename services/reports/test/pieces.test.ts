@@ -56,8 +56,8 @@ describe('reports pieces: how a timeseries is read', () => {
   });
 
   it('when rollup pieces lie a few units apart, then one range reads through the gap and the gap belongs to no piece', () => {
-    // Local months 3 hours west: each starts at 03:00 UTC on the 1st, so the 1st's day is hours.
-    const pieces = piecesOf(bucketsOf(since, until, 'month', -3 * 3600), [...ACCOUNT]);
+    // Local weeks 3 hours west: each starts at 03:00 UTC on a Sunday (1 March 2026 is one), so Sundays' days are hours.
+    const pieces = piecesOf(bucketsOf(since, until, 'week', -3 * 3600), [...ACCOUNT]);
     const days = readPlanOf(pieces).reads.find((r) => r.grain === 'day')!;
     expect(days.ranges).toHaveLength(1);
     expect(keyOf(days, Date.UTC(2026, 2, 1))).toBe(-1);
@@ -66,10 +66,37 @@ describe('reports pieces: how a timeseries is read', () => {
 
   it('when a window ends late in a month, then the month is added and its days and hours to come subtracted', () => {
     const end = Date.UTC(2026, 2, 28, 5, 2, 3);
-    const pieces = piecesOf([{ k: 0, a: Date.UTC(2026, 1, 10), b: end }], [...ACCOUNT]);
+    const pieces = piecesOf([{ k: 0, a: Date.UTC(2026, 1, 20), b: end }], [...ACCOUNT]);
     const { subtracted } = readPlanOf(pieces);
     expect(subtracted.map((p) => p.grain).sort()).toEqual(['day', 'hour', 'raw']);
     expect(pieces).toContainEqual({ k: 0, grain: 'month', a: Date.UTC(2026, 2, 1), b: Date.UTC(2026, 3, 1), sign: 1 });
+  });
+
+  it('when a window starts early in a month, then the month is added and its days before the start subtracted; a window and the one before it never both add a month', () => {
+    const [a, b] = [Date.UTC(2025, 11, 3), Date.UTC(2026, 11, 3)];
+    const pieces = piecesOf([{ k: 0, a, b }], ['month', 'day']);
+    expect(pieces.filter((p) => p.sign === -1)).toEqual([{ k: 0, grain: 'day', a: Date.UTC(2025, 11, 1), b: a, sign: -1 }]);
+    expect(pieces).toContainEqual({ k: 0, grain: 'month', a: Date.UTC(2025, 11, 1), b: Date.UTC(2026, 11, 1), sign: 1 });
+    // Two days of day rows at each end, not 29 at the start.
+    expect(pieces.filter((p) => p.grain === 'day').reduce((n, p) => n + (p.b - p.a) / DAY, 0)).toBe(4);
+    for (let t = Date.UTC(2025, 10, 20); t < Date.UTC(2026, 11, 20); t += 7 * HOUR + 13_000) expect(countedFor(pieces, 0, t)).toBe(t >= a && t < b ? 1 : 0);
+    // A summary's previous window ends where this one starts: the month is this window's (it
+    // holds more of it), the previous window reads its two days, and each time counts once for each.
+    const two = piecesOf([{ k: 0, a, b }, { k: 1, a: a - 365 * DAY, b: a }], ['month', 'day']);
+    expect(two.filter((p) => p.k === 0 && p.sign === -1)).toHaveLength(1);
+    const december = (pieces: Piece[]) => pieces.filter((p) => p.grain === 'month' && p.sign === 1 && p.a <= Date.UTC(2025, 11, 1) && Date.UTC(2025, 11, 1) < p.b);
+    expect(december(two).map((p) => p.k)).toEqual([0]);
+    // Late in a month the previous window takes it (its tail), and this one reads its days.
+    const late = Date.UTC(2025, 11, 28);
+    const lateTwo = piecesOf([{ k: 0, a: late, b }, { k: 1, a: late - 365 * DAY, b: late }], ['month', 'day']);
+    expect(december(lateTwo).map((p) => p.k)).toEqual([1]);
+    for (const [pieces, start] of [[two, a], [lateTwo, late]] as const) {
+      expect(() => readPlanOf(pieces)).not.toThrow();
+      for (let t = start - 400 * DAY; t < b + 20 * DAY; t += 7 * HOUR + 13_000) {
+        expect(countedFor(pieces, 0, t)).toBe(t >= start && t < b ? 1 : 0);
+        expect(countedFor(pieces, 1, t)).toBe(t >= start - 365 * DAY && t < start ? 1 : 0);
+      }
+    }
   });
 
   it('when buckets overlap, then reading them is refused', () => {

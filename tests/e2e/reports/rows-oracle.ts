@@ -78,14 +78,18 @@ export async function expectRowsAgree(
       } else expect({ where, value: got.value }).toEqual({ where, value: want.count });
     }
   }
-  const summary = (await get(`/reports/summary?${query(o.scope)}&${w}`)) as Record<string, number | null>;
-  for (const key of ['conversations_count', 'incoming_messages_count', 'outgoing_messages_count', 'resolutions_count', 'avg_first_response_time', 'avg_resolution_time', 'reply_time']) {
-    const want = await fromRows(db, accountId, key, o.scope, o.since, o.until, o.businessHours);
-    const where = `${label} summary ${key}`;
-    if (AVERAGES.has(key)) {
-      expect({ where, measured: summary[key] !== null }).toEqual({ where, measured: want.count > 0 });
-      if (want.count > 0) expect(summary[key]).toBeCloseTo(want.sum / want.count, 6);
-    } else expect({ where, value: summary[key] }).toEqual({ where, value: want.count });
+  // The summary and its `previous` (the window of equal length just before, read in the same statement).
+  const current = (await get(`/reports/summary?${query(o.scope)}&${w}`)) as Record<string, number | null> & { previous: Record<string, number | null> };
+  const length = o.until - o.since;
+  for (const [name, summary, since, until] of [['summary', current, o.since, o.until], ['previous', current.previous, o.since - length, o.since]] as const) {
+    for (const key of ['conversations_count', 'incoming_messages_count', 'outgoing_messages_count', 'resolutions_count', 'avg_first_response_time', 'avg_resolution_time', 'reply_time']) {
+      const want = await fromRows(db, accountId, key, o.scope, since, until, o.businessHours);
+      const where = `${label} ${name} ${key}`;
+      if (AVERAGES.has(key)) {
+        expect({ where, measured: summary[key] !== null }).toEqual({ where, measured: want.count > 0 });
+        if (want.count > 0) expect(summary[key]).toBeCloseTo(want.sum / want.count, 6);
+      } else expect({ where, value: summary[key] }).toEqual({ where, value: want.count });
+    }
   }
   if (o.scope.type === 'account') return;
   const scope = o.scope;

@@ -45,19 +45,31 @@ const nextOf = (g: Grain, t: number): number => {
  * bucket's end). Adjacent pieces of one bucket, grain and sign merge into one range. A bucket that
  * ends inside a unit of the coarsest grain may instead take that whole unit and subtract what lies
  * after its end (`sign` -1) when that takes fewer units (a window ending today: the month, less its
- * days still to come, which hold nothing). `grains` coarsest first.
+ * days still to come, which hold nothing); one that starts inside such a unit, the same with what
+ * lies before its start (a year from the 3rd: its first month less two days, not 29 days). Two
+ * buckets never add the same unit, so each row read belongs to one: a bucket ending where another
+ * starts takes their shared unit at most once (the one holding more of it; the other reads its
+ * part), and a head whose unit another bucket took as its tail is read as it is. `grains` coarsest first.
  */
 export function piecesOf(buckets: ReadonlyArray<{ k: number; a: number; b: number }>, grains: readonly Grain[]): Piece[] {
   const out: Piece[] = [];
   const top = grains[0] as Grain;
-  for (const { k, a, b } of buckets) {
+  const tails = buckets.map(({ a, b }) => {
     const tail = floorTo(top, b);
-    const whole = nextOf(top, tail);
-    if (tail > a && tail < b && unitsOf(tail, b, grains) > 1 + unitsOf(b, whole, grains)) {
-      split(out, k, a, whole, grains, 1);
+    return tail > a && tail < b && unitsOf(tail, b, grains) > 1 + unitsOf(b, nextOf(top, tail), grains) ? tail : null;
+  });
+  buckets.forEach(({ k, a, b }, i) => {
+    const head = floorTo(top, a);
+    const wholeHead = head < a && nextOf(top, head) <= b && unitsOf(a, nextOf(top, head), grains) > 1 + unitsOf(head, a, grains) && !tails.some((t, j) => j !== i && t === head);
+    const from = wholeHead ? head : a;
+    const tail = tails[i];
+    if (tail != null) {
+      const whole = nextOf(top, tail);
+      split(out, k, from, whole, grains, 1);
       split(out, k, b, whole, grains, -1);
-    } else split(out, k, a, b, grains, 1);
-  }
+    } else split(out, k, from, b, grains, 1);
+    if (wholeHead) split(out, k, head, a, grains, -1);
+  });
   return out;
 }
 
@@ -166,7 +178,7 @@ export interface GrainRead {
 
 /**
  * The reads of a set of pieces: per grain, the pieces added; and the pieces subtracted (at most
- * one a bucket, past the window's end), to be read one by one. Pieces added of one grain never
+ * two a bucket, before its start and past its end), to be read one by one. Pieces added of one grain never
  * overlap when the buckets do not (a timeseries', a summary's window and the one before): the
  * pieces of a bucket do not. Overlapping buckets throw.
  */
