@@ -1581,6 +1581,20 @@ the scenario).
   - **The generator's audit entries beside the other schemas** (9a57341): the large set in 158 s against
     209 (audit entries 66 s on a connection of their own while conversations, messages, contacts and the
     reports' rows are written on the other), so the fresh-machine run of this host would take ~850 s.
+- **An AMD EPYC host at half the targets' speed (2026-12-02, 05:48 UTC on; 2 cores; bare node:http
+  0.041 CPU ms in the first run, 0.027-0.037 in the second; the list's SQL on Postgres 2.19 and 2.41 CPU ms
+  against the page's 1.42):** a full run from a fresh machine (both data sets generated) took 866 s,
+  170 of them the large set's generation: within the 15-minute bound at half the targets' speed. Labels
+  0.81, the list 3.69, \`q\` 3.05, message create 7.05, public 9.40 CPU ms (7.42 and 7.33 in the second run);
+  a rule message 18.1 (p99 4.8 s at 200/s), audit ingest 6,288/s. Neither run was written over the page.
+  - **The agents table's first month** (ca140ed): a year from the 3rd read its first month as 29 days of
+    day rollups, 20,025 rows a request (11,665 of them days); now the month less its two days before the
+    start, as a window ending late in a month already took its last one: 10,419 rows, the statement's
+    Postgres 11.3 -> 5.7 CPU ms (300 runs of each, alternated, on one connection). The second full run
+    (after it, the data reused): the agents table's p95 24.7 ms at 100/s and 11.1 CPU ms a request
+    (Postgres 6.81) against 150 ms and 17.3 (11.9) in the first; at saturation 9.5 CPU ms (29.7 in the
+    first, which carried the one-time read of the agents from the gateway). What it saves depends on the
+    day: a year starting late in a month read few day rollups before.
 - Query plans of the conversation list and \`q\` search on 100k conversations are in the conversations
   section of \`architecture.md\` (\`pnpm --filter @parley/conversations explain\`); the audit log's list
   timings on 2M entries in its section (\`pnpm --filter @parley/audit bench\`).
