@@ -1595,6 +1595,11 @@ the scenario).
     (Postgres 6.81) against 150 ms and 17.3 (11.9) in the first; at saturation 9.5 CPU ms (29.7 in the
     first, which carried the one-time read of the agents from the gateway). What it saves depends on the
     day: a year starting late in a month read few day rollups before.
+  - **RabbitMQ, measured and not taken.** Its schedulers' busy wait (\`+sbwt none\`, the advice for shared
+    hosts) is already in the arguments Debian's RabbitMQ 3.10 starts its VM with. Message bodies kept once in
+    the message store rather than in each queue's index (\`queue_index_embed_msgs_below = 0\`): two private
+    brokers side by side, 200 persistent 1.5 KB messages a second each to five queues, four rounds: the
+    broker's CPU a message 1.21x (0.97-1.23): not taken.
 - Query plans of the conversation list and \`q\` search on 100k conversations are in the conversations
   section of \`architecture.md\` (\`pnpm --filter @parley/conversations explain\`); the audit log's list
   timings on 2M entries in its section (\`pnpm --filter @parley/audit bench\`).
