@@ -99,6 +99,35 @@ describe('reports pieces: how a timeseries is read', () => {
     }
   });
 
+  it('when a window starts early in one month and ends late in another, then both months are added and the days outside it subtracted', () => {
+    const [a, b] = [Date.UTC(2026, 1, 10), Date.UTC(2026, 2, 28, 5, 2, 3)];
+    const pieces = piecesOf([{ k: 0, a, b }], [...ACCOUNT]);
+    expect(pieces.filter((p) => p.sign === 1)).toEqual([{ k: 0, grain: 'month', a: Date.UTC(2026, 1, 1), b: Date.UTC(2026, 3, 1), sign: 1 }]);
+    expect(pieces).toContainEqual({ k: 0, grain: 'day', a: Date.UTC(2026, 1, 1), b: a, sign: -1 });
+    for (let t = Date.UTC(2026, 0, 25); t < Date.UTC(2026, 3, 5); t += 3 * HOUR + 17_000) expect(countedFor(pieces, 0, t)).toBe(t >= a && t < b ? 1 : 0);
+  });
+
+  it('when a bucket starts late in a day of a coarse grain, then its month is not taken: the rows before its start would outnumber its own', () => {
+    // Agents (days the finest grain): 18:30 read as 5.5 hours of rows, not the month less 18.5 hours of them.
+    const a = Date.UTC(2025, 11, 3, 18, 30);
+    const pieces = piecesOf([{ k: 0, a, b: a + 365 * DAY }], ['month', 'day']);
+    expect(pieces.filter((p) => p.sign === -1 && p.a < a)).toEqual([]);
+    // Early in the day, the month is taken.
+    const early = Date.UTC(2025, 11, 3, 5, 30);
+    expect(piecesOf([{ k: 0, a: early, b: early + 365 * DAY }], ['month', 'day']).filter((p) => p.sign === -1 && p.a < early)).not.toEqual([]);
+  });
+
+  it('when a bucket across a gap took a month as its tail, then the next does not take it as its head', () => {
+    // Without the check both add January, and reading them is refused as overlapping.
+    const buckets = [{ k: 1, a: Date.UTC(2025, 11, 20), b: Date.UTC(2026, 0, 11, 23, 30) }, { k: 0, a: Date.UTC(2026, 0, 12), b: Date.UTC(2026, 1, 5) }];
+    const pieces = piecesOf(buckets, [...ACCOUNT]);
+    expect(pieces.filter((p) => p.grain === 'month' && p.sign === 1).map((p) => p.k)).toEqual([1]);
+    expect(() => readPlanOf(pieces)).not.toThrow();
+    for (let t = Date.UTC(2025, 11, 1); t < Date.UTC(2026, 1, 20); t += 3 * HOUR + 17_000) {
+      for (const x of buckets) expect(countedFor(pieces, x.k, t)).toBe(t >= x.a && t < x.b ? 1 : 0);
+    }
+  });
+
   it('when buckets overlap, then reading them is refused', () => {
     expect(() => readPlanOf(piecesOf([{ k: 0, a: since, b: since + 2 * DAY }, { k: 1, a: since + DAY, b: since + 3 * DAY }], [...ACCOUNT]))).toThrow(/overlap/);
   });

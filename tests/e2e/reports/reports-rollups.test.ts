@@ -47,8 +47,8 @@ describe('reports: rollups and the rows agree', () => {
       // (pieces subtracted), empty weeks, buckets 3.5 hours west.
       { since: T0 - 10 * DAY + 1800, until: T0 + 26 * DAY + 5 * 3600 + 123, groupBy: 'week', offset: -3.5 },
       { since: T0 - 40 * DAY + 7, until: T0 + 26 * DAY + 5 * 3600 + 123, groupBy: 'year', offset: 12.75 },
-      // Early in a month to past its end: the first month's rollup less the days, hours and rows
-      // before the start, which hold the history's first day (pieces subtracted before the start).
+      // Early in a month to past its end: the first month's rollup less the days and rows before
+      // the start, which hold the history's first day (pieces subtracted before the start).
       { since: T0 + DAY + 1800, until: T0 + 45 * DAY, groupBy: 'month', offset: 0 },
       { since: T0 + 1800, until: T0 + 300 * DAY + 7, groupBy: 'year', offset: 0 },
       // Local days 9.5 hours west, most of them empty.

@@ -16,7 +16,7 @@ export interface Piece {
 const HOUR = 3_600_000;
 const DAY = 86_400_000;
 
-/** The UTC month holding `t`: the last one asked for is kept, as pieces are made in time order (a Date per ask was most of their cost). */
+/** The UTC month holding `t`: the last one asked for is kept, as pieces are mostly made in time order (a Date per ask was most of their cost). */
 let month = { start: 0, end: 0 };
 const monthOf = (t: number): { start: number; end: number } => {
   if (t < month.start || t >= month.end) {
@@ -46,10 +46,12 @@ const nextOf = (g: Grain, t: number): number => {
  * ends inside a unit of the coarsest grain may instead take that whole unit and subtract what lies
  * after its end (`sign` -1) when that takes fewer units (a window ending today: the month, less its
  * days still to come, which hold nothing); one that starts inside such a unit, the same with what
- * lies before its start (a year from the 3rd: its first month less two days, not 29 days). Two
- * buckets never add the same unit, so each row read belongs to one: a bucket ending where another
- * starts takes their shared unit at most once (the one holding more of it; the other reads its
- * part), and a head whose unit another bucket took as its tail is read as it is. `grains` coarsest first.
+ * lies before its start (a year from the 3rd: its first month less two days, not 29 days), unless
+ * that reads more of the rows than its start's own stretch of them would (rows before the start
+ * exist; a unit counts one whatever its rows). Two buckets never add the same unit, so each row read
+ * belongs to one: of two adjacent buckets at most one takes the unit they share (one that holds more
+ * of it by over a unit; maybe neither), and a head whose unit another bucket (across a gap) took as
+ * its tail is read as it is. `grains` coarsest first.
  */
 export function piecesOf(buckets: ReadonlyArray<{ k: number; a: number; b: number }>, grains: readonly Grain[]): Piece[] {
   const out: Piece[] = [];
@@ -58,9 +60,14 @@ export function piecesOf(buckets: ReadonlyArray<{ k: number; a: number; b: numbe
     const tail = floorTo(top, b);
     return tail > a && tail < b && unitsOf(tail, b, grains) > 1 + unitsOf(b, nextOf(top, tail), grains) ? tail : null;
   });
+  const finest = grains[grains.length - 1] as Grain;
   buckets.forEach(({ k, a, b }, i) => {
     const head = floorTo(top, a);
-    const wholeHead = head < a && nextOf(top, head) <= b && unitsOf(a, nextOf(top, head), grains) > 1 + unitsOf(head, a, grains) && !tails.some((t, j) => j !== i && t === head);
+    // The rows read before the start (back to the finest unit's start) and after it (up to its end).
+    const rawStart = floorTo(finest, a);
+    const fewerRows = a - rawStart <= (rawStart === a ? 0 : nextOf(finest, rawStart) - a);
+    const wholeHead =
+      head < a && fewerRows && nextOf(top, head) <= b && unitsOf(a, nextOf(top, head), grains) > 1 + unitsOf(head, a, grains) && !tails.some((t, j) => j !== i && t === head);
     const from = wholeHead ? head : a;
     const tail = tails[i];
     if (tail != null) {
@@ -177,10 +184,11 @@ export interface GrainRead {
 }
 
 /**
- * The reads of a set of pieces: per grain, the pieces added; and the pieces subtracted (at most
- * two a bucket, before its start and past its end), to be read one by one. Pieces added of one grain never
- * overlap when the buckets do not (a timeseries', a summary's window and the one before): the
- * pieces of a bucket do not. Overlapping buckets throw.
+ * The reads of a set of pieces: per grain, the pieces added; and the pieces subtracted (the units
+ * and rows before a bucket's start and past its end), to be read one by one. Pieces added of one
+ * grain never overlap when the buckets do not (a timeseries', a summary's window and the one
+ * before): a bucket's own do not, and a whole unit reaching past a bucket's edge is taken by one
+ * bucket only (piecesOf). Overlapping buckets throw.
  */
 export function readPlanOf(pieces: readonly Piece[], gap = GAP_UNITS): { reads: GrainRead[]; subtracted: Piece[] } {
   const by = new Map<Grain | 'raw', Piece[]>();

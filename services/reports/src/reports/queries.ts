@@ -277,7 +277,7 @@ const numbers = (list: readonly number[]) => `{${list.join(',')}}`;
  * the number of pieces (`readPlanOf`: a year of daily buckets is one range of days, not 365
  * probes), each row summed into the piece it belongs to (`width_bucket` over the unix seconds of
  * the pieces' sorted starts and the gaps' between them; a rollup row of a gap read through belongs
- * to none). Pieces subtracted (at most two a bucket, before its start and past its end) are read one by one.
+ * to none). Pieces subtracted (before a bucket's start and past its end) are read one by one.
  * Times travel as unix seconds (float8), a quarter of the text of timestamps (a year of daily
  * pieces is ~700 of them). Sums are exact (numeric) whichever way they are added.
  */
