@@ -1600,6 +1600,12 @@ the scenario).
     the message store rather than in each queue's index (\`queue_index_embed_msgs_below = 0\`): two private
     brokers side by side, 200 persistent 1.5 KB messages a second each to five queues, four rounds: the
     broker's CPU a message 1.21x (0.97-1.23): not taken.
+  - **The contacts service's activity batched off the path** (\`bench:ab\` of one build, B with
+    \`ENV_CONTACTS_CONSUMER_BATCH_WAIT_MS=200\`, public message create, three runs): B/A 0.950 (0.950, 1.003,
+    0.944), its rounds 0.76-1.12 at 10-25 CPU ms a request on a host at two to three times the targets':
+    inconclusive, and bounded by the service's share (6.7% of a public message with its Postgres). Not
+    taken as a setting: the same queue carries inbox membership, which a 200 ms wait would hold back too;
+    the sound form is a queue of its own for the contacts' activity (a lead for a quieter host).
 - Query plans of the conversation list and \`q\` search on 100k conversations are in the conversations
   section of \`architecture.md\` (\`pnpm --filter @parley/conversations explain\`); the audit log's list
   timings on 2M entries in its section (\`pnpm --filter @parley/audit bench\`).
