@@ -36,8 +36,9 @@ export const hashToken = (token: string): string => createHash('sha256').update(
 
 /**
  * Resolves once the I/O the event loop has already taken in has been handled. A change made
- * through another replica is published before that replica answers, so in practice its
- * invalidation is in this process's socket before any request sent after the answer is; but both can be read in
+ * through another replica is published, and Redis has written it to every subscriber, before that
+ * replica answers (`invalidate`), so its invalidation is in this process's socket before any
+ * request sent after the answer is; but both can be read in
  * one turn of the event loop, the request's first. A cached answer waits for this, then looks
  * again: the revocation holds for the next request, on every replica.
  */
@@ -57,8 +58,9 @@ const afterPendingIo = (): Promise<void> =>
  * the matching invalidate after commit: it drops the entry here at once and publishes the
  * invalidation on `<ns>gw:principals`, which every gateway replica (this one included) is
  * subscribed to, so a removed agent loses access on every replica as soon as each reads the
- * message (before the next request in practice: the message is on its socket before the change's
- * answer leaves). The TTL only bounds staleness if an invalidation is ever lost.
+ * message (before the next request: Redis has written it to every subscriber's socket before the
+ * change's answer leaves, a PING after the PUBLISH proves it). The TTL only bounds staleness if an
+ * invalidation is ever lost.
  *
  * The cache is used only while the subscription is known to be alive: its connection is up,
  * subscribed, and answers a PING every PRINCIPAL_HEARTBEAT_MS (within the Redis command
@@ -262,6 +264,11 @@ export class PrincipalStore {
     this.received(message);
     try {
       await this.redis.publish(this.channel, message);
+      // A command sent after PUBLISH answered: Redis reads it only after the turn of its event
+      // loop that wrote PUBLISH's answer has written every subscriber's copy too (this answer
+      // goes first, and Redis can be descheduled between the writes), so once it answers, the
+      // copy is in every replica's socket before this replica answers its request.
+      await this.redis.ping();
     } catch {
       this.lostInvalidation = true;
     }
