@@ -265,9 +265,9 @@ export class PrincipalStore {
     try {
       await this.redis.publish(this.channel, message);
       // A command sent after PUBLISH answered: Redis reads it only after the turn of its event
-      // loop that wrote PUBLISH's answer has written every subscriber's copy too (this answer
-      // goes first, and Redis can be descheduled between the writes), so once it answers, the
-      // copy is in every replica's socket before this replica answers its request.
+      // loop that wrote PUBLISH's answer has written every subscriber's copy too (in whatever
+      // order, and Redis can be descheduled between those writes), so once it answers, the copy
+      // is in every replica's socket before this replica answers its request.
       await this.redis.ping();
     } catch {
       this.lostInvalidation = true;
