@@ -74,7 +74,7 @@ describe('reports pieces: how a timeseries is read', () => {
 
   it('when a window starts early in a month, then the month is added and its days before the start subtracted; a window and the one before it never both add a month', () => {
     const [a, b] = [Date.UTC(2025, 11, 3), Date.UTC(2026, 11, 3)];
-    const pieces = piecesOf([{ k: 0, a, b }], ['month', 'day']);
+    const pieces = piecesOf([{ k: 0, a, b }], ['month', 'day'], { heads: true });
     expect(pieces.filter((p) => p.sign === -1)).toEqual([{ k: 0, grain: 'day', a: Date.UTC(2025, 11, 1), b: a, sign: -1 }]);
     expect(pieces).toContainEqual({ k: 0, grain: 'month', a: Date.UTC(2025, 11, 1), b: Date.UTC(2026, 11, 1), sign: 1 });
     // Two days of day rows at each end, not 29 at the start.
@@ -82,13 +82,13 @@ describe('reports pieces: how a timeseries is read', () => {
     for (let t = Date.UTC(2025, 10, 20); t < Date.UTC(2026, 11, 20); t += 7 * HOUR + 13_000) expect(countedFor(pieces, 0, t)).toBe(t >= a && t < b ? 1 : 0);
     // A summary's previous window ends where this one starts: the month is this window's (it
     // holds more of it), the previous window reads its two days, and each time counts once for each.
-    const two = piecesOf([{ k: 0, a, b }, { k: 1, a: a - 365 * DAY, b: a }], ['month', 'day']);
+    const two = piecesOf([{ k: 0, a, b }, { k: 1, a: a - 365 * DAY, b: a }], ['month', 'day'], { heads: true });
     expect(two.filter((p) => p.k === 0 && p.sign === -1)).toHaveLength(1);
     const december = (pieces: Piece[]) => pieces.filter((p) => p.grain === 'month' && p.sign === 1 && p.a <= Date.UTC(2025, 11, 1) && Date.UTC(2025, 11, 1) < p.b);
     expect(december(two).map((p) => p.k)).toEqual([0]);
     // Late in a month the previous window takes it (its tail), and this one reads its days.
     const late = Date.UTC(2025, 11, 28);
-    const lateTwo = piecesOf([{ k: 0, a: late, b }, { k: 1, a: late - 365 * DAY, b: late }], ['month', 'day']);
+    const lateTwo = piecesOf([{ k: 0, a: late, b }, { k: 1, a: late - 365 * DAY, b: late }], ['month', 'day'], { heads: true });
     expect(december(lateTwo).map((p) => p.k)).toEqual([1]);
     for (const [pieces, start] of [[two, a], [lateTwo, late]] as const) {
       expect(() => readPlanOf(pieces)).not.toThrow();
@@ -101,7 +101,7 @@ describe('reports pieces: how a timeseries is read', () => {
 
   it('when a window starts early in one month and ends late in another, then both months are added and the days outside it subtracted', () => {
     const [a, b] = [Date.UTC(2026, 1, 10), Date.UTC(2026, 2, 28, 5, 2, 3)];
-    const pieces = piecesOf([{ k: 0, a, b }], [...ACCOUNT]);
+    const pieces = piecesOf([{ k: 0, a, b }], [...ACCOUNT], { heads: true });
     expect(pieces.filter((p) => p.sign === 1)).toEqual([{ k: 0, grain: 'month', a: Date.UTC(2026, 1, 1), b: Date.UTC(2026, 3, 1), sign: 1 }]);
     expect(pieces).toContainEqual({ k: 0, grain: 'day', a: Date.UTC(2026, 1, 1), b: a, sign: -1 });
     for (let t = Date.UTC(2026, 0, 25); t < Date.UTC(2026, 3, 5); t += 3 * HOUR + 17_000) expect(countedFor(pieces, 0, t)).toBe(t >= a && t < b ? 1 : 0);
@@ -110,17 +110,17 @@ describe('reports pieces: how a timeseries is read', () => {
   it('when a bucket starts late in a day of a coarse grain, then its month is not taken: the rows before its start would outnumber its own', () => {
     // Agents (days the finest grain): 18:30 read as 5.5 hours of rows, not the month less 18.5 hours of them.
     const a = Date.UTC(2025, 11, 3, 18, 30);
-    const pieces = piecesOf([{ k: 0, a, b: a + 365 * DAY }], ['month', 'day']);
+    const pieces = piecesOf([{ k: 0, a, b: a + 365 * DAY }], ['month', 'day'], { heads: true });
     expect(pieces.filter((p) => p.sign === -1 && p.a < a)).toEqual([]);
     // Early in the day, the month is taken.
     const early = Date.UTC(2025, 11, 3, 5, 30);
-    expect(piecesOf([{ k: 0, a: early, b: early + 365 * DAY }], ['month', 'day']).filter((p) => p.sign === -1 && p.a < early)).not.toEqual([]);
+    expect(piecesOf([{ k: 0, a: early, b: early + 365 * DAY }], ['month', 'day'], { heads: true }).filter((p) => p.sign === -1 && p.a < early)).not.toEqual([]);
   });
 
   it('when a bucket across a gap took a month as its tail, then the next does not take it as its head', () => {
     // Without the check both add January, and reading them is refused as overlapping.
     const buckets = [{ k: 1, a: Date.UTC(2025, 11, 20), b: Date.UTC(2026, 0, 11, 23, 30) }, { k: 0, a: Date.UTC(2026, 0, 12), b: Date.UTC(2026, 1, 5) }];
-    const pieces = piecesOf(buckets, [...ACCOUNT]);
+    const pieces = piecesOf(buckets, [...ACCOUNT], { heads: true });
     expect(pieces.filter((p) => p.grain === 'month' && p.sign === 1).map((p) => p.k)).toEqual([1]);
     expect(() => readPlanOf(pieces)).not.toThrow();
     for (let t = Date.UTC(2025, 11, 1); t < Date.UTC(2026, 1, 20); t += 3 * HOUR + 17_000) {

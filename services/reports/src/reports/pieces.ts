@@ -45,15 +45,17 @@ const nextOf = (g: Grain, t: number): number => {
  * bucket's end). Adjacent pieces of one bucket, grain and sign merge into one range. A bucket that
  * ends inside a unit of the coarsest grain may instead take that whole unit and subtract what lies
  * after its end (`sign` -1) when that takes fewer units (a window ending today: the month, less its
- * days still to come, which hold nothing); one that starts inside such a unit, the same with what
- * lies before its start (a year from the 3rd: its first month less two days, not 29 days), unless
+ * days still to come, which hold nothing). With `heads` (a table of every agent, team or inbox,
+ * whose units hold a row each per key: for one scope's few rows a unit costs less than the extra
+ * read, so summaries and timeseries go without) one that starts inside such a unit does the same
+ * with what lies before its start (a year from the 3rd: its first month less two days, not 29 days), unless
  * that reads more of the rows than its start's own stretch of them would (rows before the start
  * exist; a unit counts one whatever its rows). Two buckets never add the same unit, so each row read
  * belongs to one: of two adjacent buckets at most one takes the unit they share (one that holds more
  * of it by over a unit; maybe neither), and a head whose unit another bucket (across a gap) took as
  * its tail is read as it is. `grains` coarsest first.
  */
-export function piecesOf(buckets: ReadonlyArray<{ k: number; a: number; b: number }>, grains: readonly Grain[]): Piece[] {
+export function piecesOf(buckets: ReadonlyArray<{ k: number; a: number; b: number }>, grains: readonly Grain[], { heads = false }: { heads?: boolean } = {}): Piece[] {
   const out: Piece[] = [];
   const top = grains[0] as Grain;
   const tails = buckets.map(({ a, b }) => {
@@ -63,11 +65,12 @@ export function piecesOf(buckets: ReadonlyArray<{ k: number; a: number; b: numbe
   const finest = grains[grains.length - 1] as Grain;
   buckets.forEach(({ k, a, b }, i) => {
     const head = floorTo(top, a);
+    const headEnd = nextOf(top, head);
     // The rows read before the start (back to the finest unit's start) and after it (up to its end).
     const rawStart = floorTo(finest, a);
     const fewerRows = a - rawStart <= (rawStart === a ? 0 : nextOf(finest, rawStart) - a);
     const wholeHead =
-      head < a && fewerRows && nextOf(top, head) <= b && unitsOf(a, nextOf(top, head), grains) > 1 + unitsOf(head, a, grains) && !tails.some((t, j) => j !== i && t === head);
+      heads && head < a && fewerRows && headEnd <= b && unitsOf(a, headEnd, grains) > 1 + unitsOf(head, a, grains) && !tails.some((t, j) => j !== i && t === head);
     const from = wholeHead ? head : a;
     const tail = tails[i];
     if (tail != null) {

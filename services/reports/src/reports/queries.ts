@@ -402,7 +402,8 @@ export async function metricsByDimension<M extends Metric>(db: Executor, metrics
     const list = await Promise.all(metrics.map((m) => rawByDimension(db, m, accountId, dim, w, businessHours)));
     return Object.fromEntries(metrics.map((m, i) => [m, list[i]])) as Record<M, Map<string, Total>>;
   }
-  const pieces = piecesOf([{ k: 0, a: w.since.getTime(), b: w.until.getTime() }], grainsOf(dim));
+  // Heads taken: a unit holds a row per key here (`piecesOf`).
+  const pieces = piecesOf([{ k: 0, a: w.since.getTime(), b: w.until.getTime() }], grainsOf(dim), { heads: true });
   const t = await fromPieces(db, metrics, accountId, 'account', null, dim, pieces, businessHours);
   return Object.fromEntries(metrics.map((m) => [m, t.get(rollupMetric(m)) ?? new Map()])) as Record<M, Map<string, Total>>;
 }
