@@ -22,8 +22,13 @@ export interface BatchOptions {
   handle: BatchHandler;
   /** Most messages handled in one transaction. */
   size: number;
-  /** How long the first message of a batch waits for more before the batch is handled. */
-  maxWaitMs: number;
+  /**
+   * How long the first message of a batch waits for more before the batch is handled. Or each
+   * event's own wait: the batch goes at the earliest its events allow, so an event no one waits
+   * for (a contact's activity) can wait long for company while one that someone does (an inbox's
+   * copy) takes the whole batch with it at its own short wait.
+   */
+  maxWaitMs: number | ((event: EventEnvelope) => number);
   /**
    * Most batches handled at once (default 1: one after the other). Above 1, what arrives while
    * batches are being handled starts a batch of its own (after `maxWaitMs`) instead of waiting
@@ -226,6 +231,8 @@ export class EventConsumer {
   // Batch mode: messages gathered for the next batch, its timer, the batches being handled, pending retries.
   private buffer: Gathered[] = [];
   private timer: NodeJS.Timeout | null = null;
+  /** When the timer fires (Date.now() ms): an event with a shorter wait brings it forward. */
+  private timerDue = 0;
   private readonly running = new Set<Promise<void>>();
   /** Order keys of the events in the batches being handled (with how many of each). */
   private readonly busyKeys = new Map<string, number>();
@@ -438,7 +445,18 @@ export class EventConsumer {
     const batch = this.opts.batch as BatchOptions;
     this.buffer.push({ ch, msg, event });
     if (this.buffer.length >= batch.size) this.flush();
-    else if (this.running.size < this.concurrency) this.timer ??= setTimeout(() => this.flush(), batch.maxWaitMs);
+    else if (this.running.size < this.concurrency) this.flushWithin(typeof batch.maxWaitMs === 'number' ? batch.maxWaitMs : batch.maxWaitMs(event));
+  }
+
+  /** The gathered batch goes within `ms`: the timer is started, or brought forward (never put back). */
+  private flushWithin(ms: number): void {
+    const due = Date.now() + ms;
+    if (this.timer) {
+      if (this.timerDue <= due) return;
+      clearTimeout(this.timer);
+    }
+    this.timerDue = due;
+    this.timer = setTimeout(() => this.flush(), ms);
   }
 
   private keyOf(event: EventEnvelope): string {

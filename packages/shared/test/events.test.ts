@@ -897,6 +897,70 @@ describe('outbox relay and consumer runner against real Postgres and RabbitMQ', 
     });
   });
 
+  describe('consumer in batch mode with a wait of each event', () => {
+    let amqp: AmqpConnection;
+    let consumer: EventConsumer;
+    const QUEUE = `${SERVICE}.waits`;
+    /** The notes of each batch handled, in order. */
+    const batches: string[][] = [];
+
+    beforeAll(async () => {
+      amqp = new AmqpConnection(infra().amqpUrl, log, env.namespace, 60_000);
+      await amqp.connect();
+      const spec = inBatches(
+        defineConsumer('waits', (on) => {
+          on('test.ping', async (tx, data, event) => {
+            await tx.query('INSERT INTO effects (event_id, note) VALUES ($1, $2)', [event.id, String(data['note'])]);
+          });
+        }),
+        // A lazy event alone would wait a minute; any other takes the batch along at 5 ms.
+        { size: 10, maxWaitMs: (event) => (String(event.data['note']).startsWith('lazy') ? 60_000 : 5) },
+      );
+      const handle = spec.batch.handle;
+      consumer = new EventConsumer({
+        queue: QUEUE,
+        bindings: spec.bindings,
+        pool,
+        amqp,
+        log,
+        wants: spec.wants,
+        maxAttempts: 3,
+        retryDelayMs: 10,
+        batch: {
+          ...spec.batch,
+          handle: async (tx, events, each) => {
+            batches.push(events.map((e) => String(e.data['note'])));
+            await handle(tx, events, each);
+          },
+        },
+      });
+      await consumer.start();
+    });
+
+    afterAll(async () => {
+      await consumer.stop();
+      await amqp.close();
+    });
+
+    const event = (note: string) => buildEnvelope(systemContext(SERVICE, 1, 'req'), { type: 'test.ping', accountId: 1, data: { id: note, note } });
+    const publish = (ev: unknown) => ch.publish(`${env.namespace}domain.events`, 'test.ping', Buffer.from(JSON.stringify(ev)), { persistent: true });
+    const effects = async (ids: string[]) => (await pool.query('SELECT count(*)::int AS n FROM effects WHERE event_id = ANY($1::uuid[])', [ids])).rows[0].n as number;
+
+    it('when events with a long wait are gathered, then they wait for it, and one with a short wait takes them along in its batch at once', async () => {
+      const lazy = [event('lazy-1'), event('lazy-2')];
+      for (const e of lazy) publish(e);
+      // Delivered to the consumer (none left ready in the queue), and still not handled a while later.
+      await waitFor(async () => (await ch.checkQueue(consumer.queue)).messageCount === 0, { what: 'lazy events delivered' });
+      await new Promise((r) => setTimeout(r, 300));
+      expect(await effects(lazy.map((e) => e.id))).toBe(0);
+      expect(batches).toEqual([]);
+      const ping = event('ping');
+      publish(ping);
+      await waitFor(async () => (await effects([...lazy, ping].map((e) => e.id))) === 3, { what: 'all three handled' });
+      expect(batches).toEqual([['lazy-1', 'lazy-2', 'ping']]);
+    });
+  });
+
   it('when a statement queued for the commit fails, then the transaction rolls back with its outbox rows', async () => {
     const ctx = systemContext(SERVICE, 1, 'req-at-commit');
     let id = '';

@@ -248,3 +248,31 @@ describe('inbox projection (inbox.* and inbox_member.* events)', () => {
     expect((await delivered()) - before).toBe(4);
   });
 });
+
+describe("a contact's activity waits for company (CONTACTS_ACTIVITY_BATCH_WAIT_MS), what requests read does not", () => {
+  let h: ContactsHarness;
+  beforeAll(async () => {
+    // The activity's longest wait, so a slow machine still delivers the second event within it.
+    h = await startContacts({ CONTACTS_ACTIVITY_BATCH_WAIT_MS: 1000 });
+  });
+  afterAll(() => h?.close());
+
+  it("when a contact's message is followed by an inbox membership within the activity's wait, then the membership takes the activity along in one transaction at its own short wait", async () => {
+    const a = randomAccountId();
+    const c = (await h.call('POST', `/api/v1/accounts/${a}/contacts`, { as: admin(a), body: { name: 'Waits', email: `waits-${a}@acme.test` } })).body.payload.contact;
+    const inbox = makeInbox(a);
+    const t = Math.floor(Date.now() / 1000);
+    const own = envelope('message.created', a, messageFixture(conversationFixture(a, 1, { contact_id: c.id }), { id: 1, content: 'hi', sender_type: 'Contact', sender_id: c.id, created_at: t }));
+    await h.bus.publish(own);
+    // Delivered to the consumer (nothing ready in the queue), then the membership.
+    await waitFor(async () => (await h.bus.messageCount('contacts.events')) === 0, { what: 'the activity delivered' });
+    const member = envelope('inbox_member.added', a, { id: 3, inbox_id: inbox.id, user_id: 11 });
+    await h.bus.publish(member);
+    await processed(h.db, member.id);
+    await processed(h.db, own.id);
+    // One transaction: the same now() (a batch of its own would have gone 5 ms after the activity arrived).
+    const { rows } = await h.db.query('SELECT DISTINCT processed_at FROM contacts.processed_events WHERE event_id = ANY($1::uuid[])', [[own.id, member.id]]);
+    expect(rows).toHaveLength(1);
+    expect((await h.call('GET', `/api/v1/accounts/${a}/contacts/${c.id}`, { as: admin(a) })).body.payload.last_activity_at).toBe(t);
+  });
+});

@@ -1,5 +1,5 @@
 import type { PoolClient } from 'pg';
-import { PoisonMessageError, type HeaderBinding } from '../consumer';
+import { PoisonMessageError, type BatchOptions, type HeaderBinding } from '../consumer';
 import type { ConsumerSpec } from '../runtime';
 import type { EventData, EventType } from './catalogue';
 import type { EventEnvelope, TypedEnvelope } from './envelope';
@@ -101,7 +101,8 @@ export function inBatches(
   spec: HandleSpec,
   opts: {
     size: number;
-    maxWaitMs: number;
+    /** A number, or each event's own wait (BatchOptions' `maxWaitMs`). */
+    maxWaitMs: BatchOptions['maxWaitMs'];
     /** Runs first, in the batch's transaction, with all its events: reads the handlers would each make, made at once. */
     before?: (tx: PoolClient, events: EventEnvelope[]) => Promise<void>;
   },
