@@ -1606,6 +1606,26 @@ the scenario).
     inconclusive, and bounded by the service's share (6.7% of a public message with its Postgres). Not
     taken as a setting: the same queue carries inbox membership, which a 200 ms wait would hold back too;
     the sound form is a queue of its own for the contacts' activity (a lead for a quieter host).
+- **An AMD EPYC host whose Postgres is slow, again (2026-12-02, 09:29 UTC on; 2 cores; bare node:http
+  0.023-0.034 CPU ms; the list's SQL straight on Postgres 1.92-1.95 CPU ms against the page's 1.42):** a full
+  run's small account (stopped after it, not written over the page): labels 0.81, the list 4.25, \`q\` 2.54,
+  message create 7.80, public 6.38 CPU ms. The rule effect alone: 17.7 CPU ms a rule message at 200/s (p99
+  4.7 s), 20.2-26.1 at 100/s (p99 0.97-2.1 s) as the host slowed through the morning.
+  - **Off-path services at a lower CPU priority** (measured, not taken): the Node processes of reports,
+    contacts, audit and the help center at \`nice\` 10 (what \`cpu_shares\` would do under compose) while
+    the rule effect ran at 100/s, against a run without: p99 968 against 970 ms, 19.55 against 20.19 CPU ms a
+    rule message. Their share of a rule message (reports and contacts ~1.5 of ~20 CPU ms) is too small for
+    the path's processes to gain by it on a saturated host.
+  - **Contacts' activity waits for company** (de62c7d): the batch wait can now be each event's own (the
+    batch goes at the earliest its events allow); contacts waits 200 ms for a batch of its contacts'
+    \`message.created\` alone and 5 ms once the batch holds an inbox copy or a membership, which requests
+    read: the queue of its own that the entry above asked for, without moving a binding (what was queued
+    when a version changes is never acked away by one that no longer handles it). Measured alone (the
+    contacts service in one process, 900 contacts' messages published at 50 a second, its Postgres backends'
+    CPU from \`/proc\`, two runs of each): its Postgres 1.13 and 1.34 ms an event with the 5 ms wait, 0.28 and
+    0.29 with 200 ms. In the whole stack that is ~1-2% of a message, under the noise of this host:
+    \`bench:ab\` public message create at saturation 1.020 (0.902, 1.020, 1.030; system calls 0.914-0.975),
+    rule messages at 50/s 1.008 (0.986, 1.008, 1.025).
 - Query plans of the conversation list and \`q\` search on 100k conversations are in the conversations
   section of \`architecture.md\` (\`pnpm --filter @parley/conversations explain\`); the audit log's list
   timings on 2M entries in its section (\`pnpm --filter @parley/audit bench\`).
