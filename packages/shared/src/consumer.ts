@@ -231,7 +231,7 @@ export class EventConsumer {
   // Batch mode: messages gathered for the next batch, its timer, the batches being handled, pending retries.
   private buffer: Gathered[] = [];
   private timer: NodeJS.Timeout | null = null;
-  /** When the timer fires (Date.now() ms): an event with a shorter wait brings it forward. */
+  /** When the timer fires (performance.now() ms): an event with a shorter wait brings it forward. */
   private timerDue = 0;
   private readonly running = new Set<Promise<void>>();
   /** Order keys of the events in the batches being handled (with how many of each). */
@@ -435,9 +435,10 @@ export class EventConsumer {
 
   /**
    * Batch mode: adds a message to the batch being gathered. A full batch starts at once (when
-   * a slot is free); otherwise the first message's wait starts it, unless every slot is busy:
-   * then messages keep gathering and go as the next batch as soon as a slot frees, so batches
-   * grow with the load (one transaction for what arrived meanwhile) and add no wait when idle.
+   * a slot is free); otherwise the earliest wait of the messages gathered while a slot is free
+   * starts it, unless every slot is busy: then messages keep gathering and go as the next batch
+   * as soon as a slot frees, so batches grow with the load (one transaction for what arrived
+   * meanwhile) and add no wait when idle.
    */
   private gather(ch: Channel, msg: ConsumeMessage): void {
     const event = this.parse(ch, msg);
@@ -445,12 +446,25 @@ export class EventConsumer {
     const batch = this.opts.batch as BatchOptions;
     this.buffer.push({ ch, msg, event });
     if (this.buffer.length >= batch.size) this.flush();
-    else if (this.running.size < this.concurrency) this.flushWithin(typeof batch.maxWaitMs === 'number' ? batch.maxWaitMs : batch.maxWaitMs(event));
+    else if (this.running.size < this.concurrency) this.flushWithin(this.waitOf(batch, event));
+  }
+
+  /** An event's batch wait (ms); a wait function that throws or answers no sane number: none. */
+  private waitOf(batch: BatchOptions, event: EventEnvelope): number {
+    if (typeof batch.maxWaitMs === 'number') return batch.maxWaitMs;
+    try {
+      const ms = batch.maxWaitMs(event);
+      return Number.isFinite(ms) && ms > 0 ? ms : 0;
+    } catch (err) {
+      this.opts.log.warn({ err, queue: this.opts.queue, eventId: event.id }, 'batch wait function failed; no wait');
+      return 0;
+    }
   }
 
   /** The gathered batch goes within `ms`: the timer is started, or brought forward (never put back). */
   private flushWithin(ms: number): void {
-    const due = Date.now() + ms;
+    // The monotonic clock: a step of the wall clock never moves a wait.
+    const due = performance.now() + ms;
     if (this.timer) {
       if (this.timerDue <= due) return;
       clearTimeout(this.timer);

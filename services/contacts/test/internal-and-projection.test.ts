@@ -1,5 +1,7 @@
 import { conversationFixture, malformedEnvelope, messageFixture, randomAccountId, waitFor } from '@parley/testkit';
+import type { EventEnvelope } from '@parley/shared';
 import { CONTACT_COLUMNS } from '../src/contacts/repository';
+import { contactsService } from '../src/service';
 import { CONTACT_INBOX_COLUMNS } from '../src/contact-inboxes/repository';
 import { admin, agent, anonymous, envelope, expectError, makeInbox, outboxEvents, processed, service, startContacts, type ContactsHarness } from './support';
 
@@ -264,8 +266,11 @@ describe("a contact's activity waits for company (CONTACTS_ACTIVITY_BATCH_WAIT_M
     const t = Math.floor(Date.now() / 1000);
     const own = envelope('message.created', a, messageFixture(conversationFixture(a, 1, { contact_id: c.id }), { id: 1, content: 'hi', sender_type: 'Contact', sender_id: c.id, created_at: t }));
     await h.bus.publish(own);
-    // Delivered to the consumer (nothing ready in the queue), then the membership.
+    // Delivered to the consumer (nothing ready in the queue), still waiting a while later (5 ms would
+    // have taken it), then the membership.
     await waitFor(async () => (await h.bus.messageCount('contacts.events')) === 0, { what: 'the activity delivered' });
+    await new Promise((r) => setTimeout(r, 200));
+    expect((await h.db.query('SELECT 1 FROM contacts.processed_events WHERE event_id = $1', [own.id])).rowCount).toBe(0);
     const member = envelope('inbox_member.added', a, { id: 3, inbox_id: inbox.id, user_id: 11 });
     await h.bus.publish(member);
     await processed(h.db, member.id);
@@ -274,5 +279,16 @@ describe("a contact's activity waits for company (CONTACTS_ACTIVITY_BATCH_WAIT_M
     const { rows } = await h.db.query('SELECT DISTINCT processed_at FROM contacts.processed_events WHERE event_id = ANY($1::uuid[])', [[own.id, member.id]]);
     expect(rows).toHaveLength(1);
     expect((await h.call('GET', `/api/v1/accounts/${a}/contacts/${c.id}`, { as: admin(a) })).body.payload.last_activity_at).toBe(t);
+  });
+
+  it("when the consumer's batches are set up, then a contact's message waits the activity's wait and every other event the consumers' short one", () => {
+    const [spec] = contactsService.consumers!(h.svc.deps);
+    const wait = spec?.batch?.maxWaitMs;
+    if (typeof wait !== 'function') throw new Error('the contacts consumer has no wait of each event');
+    const of = (type: string) => wait({ type } as EventEnvelope);
+    expect(of('message.created')).toBe(1000);
+    const others = [...(spec?.bindings ?? []), ...(spec?.headerBindings ?? []).map((b) => b.type)].filter((t) => t !== 'message.created');
+    expect(others).toEqual(expect.arrayContaining(['inbox.created', 'inbox.updated', 'inbox.deleted', 'inbox_member.added', 'inbox_member.removed', 'account.deleted']));
+    for (const type of others) expect([type, of(type)]).toEqual([type, h.svc.deps.config.CONSUMER_BATCH_WAIT_MS]);
   });
 });
