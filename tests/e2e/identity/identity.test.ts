@@ -621,6 +621,39 @@ describe('identity through the gateway: platform API, profile, agents, teams, bo
       expect(res.status).toBe(403);
       expectErrorBody(res.body, 'account_suspended');
     });
+
+    it('when a change is published, then it is answered only once every subscribed replica confirmed its invalidation, and a replica that never confirms holds it only until the timeout', async () => {
+      const deps = stack.gateway.deps;
+      const ns = deps.config.NAMESPACE;
+      // A replica that has the invalidation but has not confirmed it yet (it confirms when the test says).
+      const silent = deps.redis.duplicate({ enableOfflineQueue: true });
+      const heard: string[] = [];
+      silent.on('message', (_c: string, m: string) => heard.push(m));
+      await silent.subscribe(`${ns}gw:principals`);
+      try {
+        const store = new PrincipalStore(deps.pool, deps.redis, ns, 300, deps.pool, { ackTimeoutMs: 60_000 });
+        stores.push(store);
+        await live(store);
+        const token = `ack-${Date.now()}`;
+        const message = `t:${hashToken(token)}`;
+        let answered = false;
+        const change = store.invalidateToken(token).then(() => (answered = true));
+        await waitFor(() => heard.includes(message) || undefined, { what: 'the silent replica to have the invalidation' });
+        await new Promise((r) => setTimeout(r, 300)); // every other replica (the stack's gateway, this store) confirms meanwhile
+        expect(answered).toBe(false);
+        await deps.redis.publish(`${ns}gw:principals:acks`, message);
+        await change;
+        expect(answered).toBe(true);
+        // Never confirmed: the change goes on at the timeout.
+        const quick = new PrincipalStore(deps.pool, deps.redis, ns, 300, deps.pool, { ackTimeoutMs: 200 });
+        stores.push(quick);
+        await live(quick);
+        await quick.invalidateToken(`${token}-2`);
+        expect(heard).toContain(`t:${hashToken(`${token}-2`)}`);
+      } finally {
+        silent.disconnect();
+      }
+    });
   });
 
   describe('concurrent identity writes', () => {

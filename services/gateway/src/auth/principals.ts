@@ -14,6 +14,14 @@ export interface AccountInfo {
   features: Record<string, boolean>;
 }
 
+/** A change waiting for the replicas' confirmations of its invalidation. */
+interface AckWait {
+  acks: number;
+  /** How many replicas PUBLISH reached (until it answers: not yet known). */
+  needed: number;
+  done: () => void;
+}
+
 /** A cached token: its principal and, once asked for, the profile answer built from the same rows. */
 interface TokenEntry {
   principal: Principal;
@@ -23,9 +31,17 @@ interface TokenEntry {
 /** How often the invalidation subscriber proves its connection alive (a hung Redis does not close it). */
 export const PRINCIPAL_HEARTBEAT_MS = 1000;
 
+/**
+ * Longest a change waits for every subscribed replica to confirm it dropped what the change
+ * invalidates (a replica that is hung, or of a version that does not confirm, costs a change this).
+ */
+export const PRINCIPAL_ACK_TIMEOUT_MS = 1000;
+
 export interface PrincipalStoreOptions {
   /** Most tokens (and most accounts) held in process; the least recently used go first. */
   maxEntries?: number;
+  /** PRINCIPAL_ACK_TIMEOUT_MS unless set (tests). */
+  ackTimeoutMs?: number;
   /** Says once when invalidations stop arriving (the cache is bypassed) and when they are back. */
   log?: Logger;
   /** Registers `parley_gateway_principal_cache_live` (1 while invalidations arrive). */
@@ -36,11 +52,11 @@ export const hashToken = (token: string): string => createHash('sha256').update(
 
 /**
  * Resolves once the I/O the event loop has already taken in has been handled. A change made
- * through another replica is published, and Redis has written it to every subscriber, before that
- * replica answers (`invalidate`), so its invalidation is in this process's socket before any
- * request sent after the answer is; but both can be read in
- * one turn of the event loop, the request's first. A cached answer waits for this, then looks
- * again: the revocation holds for the next request, on every replica.
+ * through another replica is answered only after this one confirmed its invalidation
+ * (`invalidate`), but an invalidation published without waiting (a replica that could not wait, a
+ * flush after an outage) can be in this process's socket with a request sent after it, and both
+ * can be read in one turn of the event loop, the request's first. A cached answer waits for
+ * this, then looks again.
  */
 let pendingIo: Promise<void> | null = null;
 /** One `setImmediate` a turn of the event loop, shared by every cache hit of that turn (alone: ~6 µs a request). */
@@ -57,10 +73,13 @@ const afterPendingIo = (): Promise<void> =>
  * invalidated through Redis pub/sub. Every write to a token, user, membership or account calls
  * the matching invalidate after commit: it drops the entry here at once and publishes the
  * invalidation on `<ns>gw:principals`, which every gateway replica (this one included) is
- * subscribed to, so a removed agent loses access on every replica as soon as each reads the
- * message (before the next request: Redis has written it to every subscriber's socket before the
- * change's answer leaves, a PING after the PUBLISH proves it). The TTL only bounds staleness if an
- * invalidation is ever lost.
+ * subscribed to. Each replica, once it has dropped the entry, confirms on `<ns>gw:principals:acks`
+ * (the message itself), and the change waits for as many confirmations as PUBLISH counted
+ * subscribers (at most PRINCIPAL_ACK_TIMEOUT_MS) before it is answered: a removed agent has lost
+ * access on every replica before the removal's answer leaves. Only a confirmation proves it: Redis
+ * writing every copy before a later answer does not, since the kernel can deliver the copy on
+ * loopback after an answer written later, to another socket, on a loaded host (a CI run saw it).
+ * The TTL only bounds staleness if an invalidation is ever lost.
  *
  * The cache is used only while the subscription is known to be alive: its connection is up,
  * subscribed, and answers a PING every PRINCIPAL_HEARTBEAT_MS (within the Redis command
@@ -78,6 +97,10 @@ export class PrincipalStore {
   private readonly tokens: LRUCache<string, TokenEntry>;
   private readonly accounts: LRUCache<number, AccountInfo>;
   private readonly channel: string;
+  private readonly ackChannel: string;
+  private readonly ackTimeoutMs: number;
+  /** Changes waiting for confirmations, by the invalidation they published. */
+  private readonly waiting = new Map<string, Set<AckWait>>();
   private readonly sub: Redis;
   private readonly heartbeat: NodeJS.Timeout;
   private readonly log: Logger | undefined;
@@ -102,11 +125,13 @@ export class PrincipalStore {
     this.tokens = new LRUCache({ max, ttl: ttlSeconds * 1000 });
     this.accounts = new LRUCache({ max, ttl: ttlSeconds * 1000 });
     this.channel = `${ns}gw:principals`;
+    this.ackChannel = `${ns}gw:principals:acks`;
+    this.ackTimeoutMs = opts.ackTimeoutMs ?? PRINCIPAL_ACK_TIMEOUT_MS;
     this.log = opts.log;
     // A subscriber needs a connection of its own; same settings (fail fast, reconnect for ever).
     this.sub = redis.duplicate({ autoResubscribe: false, lazyConnect: true, enableAutoPipelining: false });
     this.sub.on('error', () => undefined); // the main client's listeners say when Redis is away
-    this.sub.on('message', (_channel: string, message: string) => this.received(message));
+    this.sub.on('message', (channel: string, message: string) => (channel === this.ackChannel ? this.acked(message) : this.receivedFromReplica(message)));
     this.sub.on('ready', () => void this.subscribe());
     this.sub.on('close', () => this.dark());
     this.sub.connect().catch(() => undefined); // retried by its strategy
@@ -146,7 +171,7 @@ export class PrincipalStore {
     if (this.subscribing) return;
     this.subscribing = true;
     try {
-      await this.sub.subscribe(this.channel);
+      await this.sub.subscribe(this.channel, this.ackChannel);
     } catch {
       return; // the next 'ready' or heartbeat retries
     } finally {
@@ -196,6 +221,51 @@ export class PrincipalStore {
     this.generation++;
     this.tokens.clear();
     this.accounts.clear();
+  }
+
+  /** An invalidation from the channel (any replica's, this one's too): applied, then confirmed to its publisher. */
+  private receivedFromReplica(message: string): void {
+    this.received(message);
+    this.redis.publish(this.ackChannel, message).catch(() => undefined); // unconfirmed: the publisher's wait ends at its timeout
+  }
+
+  /** A replica confirmed an invalidation: counted for every change waiting on that message. */
+  private acked(message: string): void {
+    for (const w of this.waiting.get(message) ?? []) if (++w.acks >= w.needed) w.done();
+  }
+
+  /**
+   * Waits for confirmations of `message`, counted from now (before its PUBLISH: a confirmation
+   * can arrive before PUBLISH's answer does): `settle(n)` once PUBLISH said n replicas got it.
+   */
+  private expectAcks(message: string): { settle(needed: number): Promise<boolean>; cancel(): void } {
+    let done!: () => void;
+    const confirmed = new Promise<void>((resolve) => (done = resolve));
+    const w: AckWait = { acks: 0, needed: Number.POSITIVE_INFINITY, done };
+    let set = this.waiting.get(message);
+    if (!set) this.waiting.set(message, (set = new Set()));
+    const waits = set.add(w);
+    const cancel = () => {
+      waits.delete(w);
+      if (waits.size === 0 && this.waiting.get(message) === waits) this.waiting.delete(message);
+    };
+    return {
+      settle: async (needed) => {
+        w.needed = needed;
+        let timer: NodeJS.Timeout | undefined;
+        try {
+          if (w.acks >= needed) return true;
+          const timedOut = new Promise<boolean>((resolve) => {
+            timer = setTimeout(() => resolve(false), this.ackTimeoutMs);
+          });
+          return await Promise.race([confirmed.then(() => true), timedOut]);
+        } finally {
+          clearTimeout(timer);
+          cancel();
+        }
+      },
+      cancel,
+    };
   }
 
   private received(message: string): void {
@@ -259,18 +329,21 @@ export class PrincipalStore {
     return account;
   }
 
-  /** Here at once, then on every replica through Redis (a failed publish is made good by a flush later). */
+  /**
+   * Here at once, then on every replica through Redis, answered once each replica confirmed it
+   * (or PRINCIPAL_ACK_TIMEOUT_MS passed); a failed publish is made good by a flush later. Without
+   * a live subscription this replica cannot hear confirmations: it publishes and goes on.
+   */
   private async invalidate(message: string): Promise<void> {
     this.received(message);
+    const acks = this.live ? this.expectAcks(message) : null;
     try {
-      await this.redis.publish(this.channel, message);
-      // A command sent after PUBLISH answered: Redis reads it only after the turn of its event
-      // loop that wrote PUBLISH's answer has written every subscriber's copy too (in whatever
-      // order, and Redis can be descheduled between those writes), so once it answers, the copy
-      // is in every replica's socket before this replica answers its request.
-      await this.redis.ping();
+      const receivers = await this.redis.publish(this.channel, message);
+      if (acks && !(await acks.settle(receivers))) this.log?.warn({ receivers }, 'a gateway replica did not confirm an invalidation in time');
     } catch {
       this.lostInvalidation = true;
+    } finally {
+      acks?.cancel();
     }
   }
 
