@@ -622,36 +622,50 @@ describe('identity through the gateway: platform API, profile, agents, teams, bo
       expectErrorBody(res.body, 'account_suspended');
     });
 
-    it('when a change is published, then it is answered only once every subscribed replica confirmed its invalidation, and a replica that never confirms holds it only until the timeout', async () => {
+    it('when a change is published, then it is answered only once every subscribed replica confirmed the barrier behind its invalidation, two changes of one token each wait for their own, and a replica that never confirms holds a change only until the timeout', async () => {
       const deps = stack.gateway.deps;
       const ns = deps.config.NAMESPACE;
-      // A replica that has the invalidation but has not confirmed it yet (it confirms when the test says).
+      // A replica that reads the invalidations but confirms only when the test says.
       const silent = deps.redis.duplicate({ enableOfflineQueue: true });
       const heard: string[] = [];
       silent.on('message', (_c: string, m: string) => heard.push(m));
       await silent.subscribe(`${ns}gw:principals`);
+      /** The barriers the silent replica read after `message`: what it must confirm. */
+      const barriersAfter = (message: string) => heard.slice(heard.indexOf(message)).filter((m) => m.startsWith('n:'));
+      const confirm = async (barrier: string) => {
+        const [, replica, seq] = barrier.split(':');
+        await deps.redis.publish(`${ns}gw:principals:acks:${replica}`, `${seq}:silent`);
+      };
       try {
         const store = new PrincipalStore(deps.pool, deps.redis, ns, 300, deps.pool, { ackTimeoutMs: 60_000 });
         stores.push(store);
         await live(store);
         const token = `ack-${Date.now()}`;
         const message = `t:${hashToken(token)}`;
-        let answered = false;
-        const change = store.invalidateToken(token).then(() => (answered = true));
-        await waitFor(() => heard.includes(message) || undefined, { what: 'the silent replica to have the invalidation' });
+        const answered = [false, false];
+        // Two changes of the same token at once: each waits for confirmations of its own barrier.
+        const changes = [0, 1].map((i) => store.invalidateToken(token).then(() => (answered[i] = true)));
+        await waitFor(() => barriersAfter(message).length === 2 || undefined, { what: 'the silent replica to read both invalidations and their barriers' });
         await new Promise((r) => setTimeout(r, 300)); // every other replica (the stack's gateway, this store) confirms meanwhile
-        expect(answered).toBe(false);
-        await deps.redis.publish(`${ns}gw:principals:acks`, message);
-        await change;
-        expect(answered).toBe(true);
-        // Never confirmed: the change goes on at the timeout.
+        expect(answered).toEqual([false, false]);
+        const [first, second] = barriersAfter(message);
+        await confirm(first!);
+        await waitFor(() => answered.includes(true) || undefined, { what: 'the change of the confirmed barrier to be answered' });
+        await new Promise((r) => setTimeout(r, 100));
+        expect(answered.filter(Boolean)).toHaveLength(1);
+        await confirm(second!);
+        await Promise.all(changes);
+        expect(answered).toEqual([true, true]);
+        // Never confirmed: the change is held until the timeout, then goes on.
         const quick = new PrincipalStore(deps.pool, deps.redis, ns, 300, deps.pool, { ackTimeoutMs: 200 });
         stores.push(quick);
         await live(quick);
+        const t0 = Date.now();
         await quick.invalidateToken(`${token}-2`);
-        expect(heard).toContain(`t:${hashToken(`${token}-2`)}`);
+        expect(Date.now() - t0).toBeGreaterThanOrEqual(190);
+        await waitFor(() => heard.includes(`t:${hashToken(`${token}-2`)}`) || undefined, { what: 'the silent replica to read the last invalidation' });
       } finally {
-        silent.disconnect();
+        await silent.quit();
       }
     });
   });

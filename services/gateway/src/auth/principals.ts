@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { LRUCache } from 'lru-cache';
 import { Gauge } from 'prom-client';
 import type { Executor, Logger, Pool, Redis, Role, ServiceMetrics } from '@parley/shared';
@@ -14,12 +14,13 @@ export interface AccountInfo {
   features: Record<string, boolean>;
 }
 
-/** A change waiting for the replicas' confirmations of its invalidation. */
+/** A change waiting for the replicas' confirmations of its barrier. */
 interface AckWait {
-  acks: number;
-  /** How many replicas PUBLISH reached (until it answers: not yet known). */
+  /** The replicas that confirmed (each once, whatever a reconnect resends). */
+  from: Set<string>;
+  /** How many subscribers PUBLISH reached (until it answers: not yet known). */
   needed: number;
-  done: () => void;
+  done: (confirmed: boolean) => void;
 }
 
 /** A cached token: its principal and, once asked for, the profile answer built from the same rows. */
@@ -32,10 +33,13 @@ interface TokenEntry {
 export const PRINCIPAL_HEARTBEAT_MS = 1000;
 
 /**
- * Longest a change waits for every subscribed replica to confirm it dropped what the change
- * invalidates (a replica that is hung, or of a version that does not confirm, costs a change this).
+ * Longest a change waits, once its barrier is published, for every subscribed replica to confirm
+ * it (a replica that is hung, or of a version that does not confirm, costs a change this).
  */
 export const PRINCIPAL_ACK_TIMEOUT_MS = 1000;
+
+/** The prefix of a barrier: `n:<replica id>:<sequence>` (a version before barriers only bumps its generation on it). */
+const BARRIER = 'n:';
 
 export interface PrincipalStoreOptions {
   /** Most tokens (and most accounts) held in process; the least recently used go first. */
@@ -73,13 +77,16 @@ const afterPendingIo = (): Promise<void> =>
  * invalidated through Redis pub/sub. Every write to a token, user, membership or account calls
  * the matching invalidate after commit: it drops the entry here at once and publishes the
  * invalidation on `<ns>gw:principals`, which every gateway replica (this one included) is
- * subscribed to. Each replica, once it has dropped the entry, confirms on `<ns>gw:principals:acks`
- * (the message itself), and the change waits for as many confirmations as PUBLISH counted
- * subscribers (at most PRINCIPAL_ACK_TIMEOUT_MS) before it is answered: a removed agent has lost
- * access on every replica before the removal's answer leaves. Only a confirmation proves it: Redis
- * writing every copy before a later answer does not, since the kernel can deliver the copy on
- * loopback after an answer written later, to another socket, on a loaded host (a CI run saw it).
- * The TTL only bounds staleness if an invalidation is ever lost.
+ * subscribed to, then a barrier of its own (`n:<replica id>:<sequence>`) on the same channel. A
+ * replica reads a channel's messages in order, so when it reads the barrier it has dropped the
+ * entry; it confirms on the publisher's own channel (`<ns>gw:principals:acks:<replica id>`), and the
+ * change waits for as many replicas as the barrier's PUBLISH counted (at most
+ * PRINCIPAL_ACK_TIMEOUT_MS after it) before it is answered: a removed agent has lost access on every
+ * replica before the removal's answer leaves. Only a confirmation proves it: Redis writing every
+ * copy before a later answer does not, since the kernel can deliver the copy on loopback after an
+ * answer written later, to another socket, on a loaded host (a CI run saw it). A barrier is this
+ * change's alone, so a confirmation of another change (of the same token, at once, or one that
+ * timed out) never counts for it. The TTL only bounds staleness if an invalidation is ever lost.
  *
  * The cache is used only while the subscription is known to be alive: its connection is up,
  * subscribed, and answers a PING every PRINCIPAL_HEARTBEAT_MS (within the Redis command
@@ -99,8 +106,12 @@ export class PrincipalStore {
   private readonly channel: string;
   private readonly ackChannel: string;
   private readonly ackTimeoutMs: number;
-  /** Changes waiting for confirmations, by the invalidation they published. */
-  private readonly waiting = new Map<string, Set<AckWait>>();
+  /** This replica's name in barriers and confirmations. */
+  private readonly replicaId = randomUUID();
+  private barriers = 0;
+  /** Changes waiting for confirmations, by their barrier's sequence. */
+  private readonly waiting = new Map<number, AckWait>();
+  private lastUnconfirmedWarning = 0;
   private readonly sub: Redis;
   private readonly heartbeat: NodeJS.Timeout;
   private readonly log: Logger | undefined;
@@ -125,7 +136,7 @@ export class PrincipalStore {
     this.tokens = new LRUCache({ max, ttl: ttlSeconds * 1000 });
     this.accounts = new LRUCache({ max, ttl: ttlSeconds * 1000 });
     this.channel = `${ns}gw:principals`;
-    this.ackChannel = `${ns}gw:principals:acks`;
+    this.ackChannel = `${ns}gw:principals:acks:${this.replicaId}`;
     this.ackTimeoutMs = opts.ackTimeoutMs ?? PRINCIPAL_ACK_TIMEOUT_MS;
     this.log = opts.log;
     // A subscriber needs a connection of its own; same settings (fail fast, reconnect for ever).
@@ -187,6 +198,7 @@ export class PrincipalStore {
     if (!this.live) return;
     this.live = false;
     this.flush();
+    this.endWaits();
     if (!this.closed) this.log?.warn('principal cache bypassed: invalidations cannot arrive while Redis is away; principals come from Postgres');
   }
 
@@ -223,49 +235,25 @@ export class PrincipalStore {
     this.accounts.clear();
   }
 
-  /** An invalidation from the channel (any replica's, this one's too): applied, then confirmed to its publisher. */
-  private receivedFromReplica(message: string): void {
-    this.received(message);
-    this.redis.publish(this.ackChannel, message).catch(() => undefined); // unconfirmed: the publisher's wait ends at its timeout
-  }
-
-  /** A replica confirmed an invalidation: counted for every change waiting on that message. */
-  private acked(message: string): void {
-    for (const w of this.waiting.get(message) ?? []) if (++w.acks >= w.needed) w.done();
-  }
-
   /**
-   * Waits for confirmations of `message`, counted from now (before its PUBLISH: a confirmation
-   * can arrive before PUBLISH's answer does): `settle(n)` once PUBLISH said n replicas got it.
+   * A message from the channel (any replica's, this one's too): an invalidation is applied; a
+   * barrier, read after the invalidations its publisher sent before it, is confirmed to its publisher.
    */
-  private expectAcks(message: string): { settle(needed: number): Promise<boolean>; cancel(): void } {
-    let done!: () => void;
-    const confirmed = new Promise<void>((resolve) => (done = resolve));
-    const w: AckWait = { acks: 0, needed: Number.POSITIVE_INFINITY, done };
-    let set = this.waiting.get(message);
-    if (!set) this.waiting.set(message, (set = new Set()));
-    const waits = set.add(w);
-    const cancel = () => {
-      waits.delete(w);
-      if (waits.size === 0 && this.waiting.get(message) === waits) this.waiting.delete(message);
-    };
-    return {
-      settle: async (needed) => {
-        w.needed = needed;
-        let timer: NodeJS.Timeout | undefined;
-        try {
-          if (w.acks >= needed) return true;
-          const timedOut = new Promise<boolean>((resolve) => {
-            timer = setTimeout(() => resolve(false), this.ackTimeoutMs);
-          });
-          return await Promise.race([confirmed.then(() => true), timedOut]);
-        } finally {
-          clearTimeout(timer);
-          cancel();
-        }
-      },
-      cancel,
-    };
+  private receivedFromReplica(message: string): void {
+    if (!message.startsWith(BARRIER)) return this.received(message);
+    const m = /^n:([0-9a-f-]{36}):(\d{1,15})$/.exec(message);
+    if (!m) return;
+    // Unconfirmed (Redis away): the publisher's wait ends at its timeout.
+    this.redis.publish(`${this.channel}:acks:${m[1]}`, `${m[2]}:${this.replicaId}`).catch(() => undefined);
+  }
+
+  /** A replica confirmed one of this replica's barriers: `<sequence>:<replica id>`. */
+  private acked(message: string): void {
+    const colon = message.indexOf(':');
+    const w = this.waiting.get(Number(message.slice(0, colon)));
+    if (!w) return; // a barrier whose change timed out or ended
+    w.from.add(message.slice(colon + 1));
+    if (w.from.size >= w.needed) w.done(true);
   }
 
   private received(message: string): void {
@@ -331,20 +319,48 @@ export class PrincipalStore {
 
   /**
    * Here at once, then on every replica through Redis, answered once each replica confirmed it
-   * (or PRINCIPAL_ACK_TIMEOUT_MS passed); a failed publish is made good by a flush later. Without
-   * a live subscription this replica cannot hear confirmations: it publishes and goes on.
+   * (a barrier behind it, see the class) or PRINCIPAL_ACK_TIMEOUT_MS passed; a failed publish is
+   * made good by a flush later. Without a live subscription this replica cannot hear
+   * confirmations: it publishes, and a PING behind the PUBLISH is all it waits for.
    */
   private async invalidate(message: string): Promise<void> {
     this.received(message);
-    const acks = this.live ? this.expectAcks(message) : null;
     try {
-      const receivers = await this.redis.publish(this.channel, message);
-      if (acks && !(await acks.settle(receivers))) this.log?.warn({ receivers }, 'a gateway replica did not confirm an invalidation in time');
+      await this.redis.publish(this.channel, message);
+      if (this.live) await this.barrier();
+      else await this.redis.ping();
     } catch {
       this.lostInvalidation = true;
-    } finally {
-      acks?.cancel();
     }
+  }
+
+  /** Publishes a barrier of this replica's and waits for every subscriber's confirmation (or the timeout). */
+  private async barrier(): Promise<void> {
+    const seq = ++this.barriers;
+    let done!: (confirmed: boolean) => void;
+    const confirmed = new Promise<boolean>((resolve) => (done = resolve));
+    // Waiting before the PUBLISH: a confirmation can come in before PUBLISH's answer does.
+    const w: AckWait = { from: new Set(), needed: Number.POSITIVE_INFINITY, done };
+    this.waiting.set(seq, w);
+    let timer: NodeJS.Timeout | undefined;
+    try {
+      w.needed = await this.redis.publish(this.channel, `${BARRIER}${this.replicaId}:${seq}`);
+      if (w.from.size >= w.needed) return;
+      timer = setTimeout(() => done(false), this.ackTimeoutMs);
+      timer.unref();
+      if (!(await confirmed) && Date.now() - this.lastUnconfirmedWarning > 10_000) {
+        this.lastUnconfirmedWarning = Date.now();
+        this.log?.warn({ subscribers: w.needed, confirmed: w.from.size }, 'a gateway replica did not confirm an invalidation in time (hung, or of a version before confirmations)');
+      }
+    } finally {
+      clearTimeout(timer);
+      this.waiting.delete(seq);
+    }
+  }
+
+  /** Ends every wait for confirmations: none can arrive (the subscription is down, or the store closed). */
+  private endWaits(): void {
+    for (const w of this.waiting.values()) w.done(false);
   }
 
   async invalidateToken(token: string): Promise<void> {
@@ -370,6 +386,7 @@ export class PrincipalStore {
     if (this.closed) return;
     this.closed = true;
     this.live = false;
+    this.endWaits();
     clearInterval(this.heartbeat);
     this.sub.disconnect();
   }

@@ -61,7 +61,6 @@ export async function removeAccount(deps: GatewayDeps, ctx: RequestContext, id: 
     await writeEvent(tx, ctx, { type: 'account.deleted', accountId: id, data: accountEventData(account) });
     return { memberIds: members.map((m) => m.user_id), botTokens };
   });
-  await deps.principals.invalidateAccount(id);
-  await deps.principals.invalidateUsers(deps.pool, memberIds);
-  await Promise.all(botTokens.map((t) => deps.principals.invalidateToken(t)));
+  // At once: each waits for the replicas' confirmations.
+  await Promise.all([deps.principals.invalidateAccount(id), deps.principals.invalidateUsers(deps.pool, memberIds), ...botTokens.map((t) => deps.principals.invalidateToken(t))]);
 }

@@ -155,6 +155,6 @@ export async function removeAgent(deps: GatewayDeps, ctx: RequestContext, accoun
     return tokens;
   });
   // The principal of a user who stays elsewhere still lists this account: drop it.
-  await deps.principals.invalidateOwner(deps.pool, 'User', userId);
-  await Promise.all(dropped.map((t) => deps.principals.invalidateToken(t)));
+  // At once: each waits for the replicas' confirmations.
+  await Promise.all([deps.principals.invalidateOwner(deps.pool, 'User', userId), ...dropped.map((t) => deps.principals.invalidateToken(t))]);
 }
