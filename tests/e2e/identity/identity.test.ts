@@ -630,8 +630,9 @@ describe('identity through the gateway: platform API, profile, agents, teams, bo
       const heard: string[] = [];
       silent.on('message', (_c: string, m: string) => heard.push(m));
       await silent.subscribe(`${ns}gw:principals`);
-      /** The barriers the silent replica read after `message`: what it must confirm. */
-      const barriersAfter = (message: string) => heard.slice(heard.indexOf(message)).filter((m) => m.startsWith('n:'));
+      /** The barriers of `store` the silent replica read after `message`: what it must confirm. */
+      const barriersAfter = (message: string, store: PrincipalStore) =>
+        heard.slice(heard.indexOf(message)).filter((m) => m.startsWith(`n:${(store as unknown as { replicaId: string }).replicaId}:`));
       const confirm = async (barrier: string) => {
         const [, replica, seq] = barrier.split(':');
         await deps.redis.publish(`${ns}gw:principals:acks:${replica}`, `${seq}:silent`);
@@ -645,10 +646,10 @@ describe('identity through the gateway: platform API, profile, agents, teams, bo
         const answered = [false, false];
         // Two changes of the same token at once: each waits for confirmations of its own barrier.
         const changes = [0, 1].map((i) => store.invalidateToken(token).then(() => (answered[i] = true)));
-        await waitFor(() => barriersAfter(message).length === 2 || undefined, { what: 'the silent replica to read both invalidations and their barriers' });
+        await waitFor(() => barriersAfter(message, store).length === 2 || undefined, { what: 'the silent replica to read both invalidations and their barriers' });
         await new Promise((r) => setTimeout(r, 300)); // every other replica (the stack's gateway, this store) confirms meanwhile
         expect(answered).toEqual([false, false]);
-        const [first, second] = barriersAfter(message);
+        const [first, second] = barriersAfter(message, store);
         await confirm(first!);
         await waitFor(() => answered.includes(true) || undefined, { what: 'the change of the confirmed barrier to be answered' });
         await new Promise((r) => setTimeout(r, 100));

@@ -20,8 +20,11 @@ interface AckWait {
   from: Set<string>;
   /** How many subscribers PUBLISH reached (until it answers: not yet known). */
   needed: number;
-  done: (confirmed: boolean) => void;
+  done: (outcome: AckOutcome) => void;
 }
+
+/** How a wait for confirmations ended: all came, the timeout, or the subscription went down. */
+type AckOutcome = 'confirmed' | 'timeout' | 'ended';
 
 /** A cached token: its principal and, once asked for, the profile answer built from the same rows. */
 interface TokenEntry {
@@ -253,7 +256,7 @@ export class PrincipalStore {
     const w = this.waiting.get(Number(message.slice(0, colon)));
     if (!w) return; // a barrier whose change timed out or ended
     w.from.add(message.slice(colon + 1));
-    if (w.from.size >= w.needed) w.done(true);
+    if (w.from.size >= w.needed) w.done('confirmed');
   }
 
   private received(message: string): void {
@@ -325,32 +328,45 @@ export class PrincipalStore {
    */
   private async invalidate(message: string): Promise<void> {
     this.received(message);
-    try {
-      await this.redis.publish(this.channel, message);
-      if (this.live) await this.barrier();
-      else await this.redis.ping();
-    } catch {
-      this.lostInvalidation = true;
+    if (!this.live) {
+      try {
+        await this.redis.publish(this.channel, message);
+        await this.redis.ping();
+      } catch {
+        this.lostInvalidation = true;
+      }
+      return;
     }
-  }
-
-  /** Publishes a barrier of this replica's and waits for every subscriber's confirmation (or the timeout). */
-  private async barrier(): Promise<void> {
     const seq = ++this.barriers;
-    let done!: (confirmed: boolean) => void;
-    const confirmed = new Promise<boolean>((resolve) => (done = resolve));
+    let done!: (outcome: AckOutcome) => void;
+    const outcome = new Promise<AckOutcome>((resolve) => (done = resolve));
     // Waiting before the PUBLISH: a confirmation can come in before PUBLISH's answer does.
     const w: AckWait = { from: new Set(), needed: Number.POSITIVE_INFINITY, done };
     this.waiting.set(seq, w);
     let timer: NodeJS.Timeout | undefined;
     try {
-      w.needed = await this.redis.publish(this.channel, `${BARRIER}${this.replicaId}:${seq}`);
+      // Both at once on one connection (Redis runs them in order): the barrier is read after the
+      // invalidation by every subscriber, and a slow Redis costs the change one round trip, not two.
+      const sent = this.redis.publish(this.channel, message);
+      const barrier = this.redis.publish(this.channel, `${BARRIER}${this.replicaId}:${seq}`);
+      barrier.catch(() => undefined); // awaited below unless the invalidation failed
+      try {
+        await sent;
+      } catch {
+        this.lostInvalidation = true; // every replica flushes once Redis is back
+        return;
+      }
+      try {
+        w.needed = await barrier;
+      } catch {
+        return; // the invalidation went; only its confirmations cannot be counted
+      }
       if (w.from.size >= w.needed) return;
-      timer = setTimeout(() => done(false), this.ackTimeoutMs);
+      timer = setTimeout(() => done('timeout'), this.ackTimeoutMs);
       timer.unref();
-      if (!(await confirmed) && Date.now() - this.lastUnconfirmedWarning > 10_000) {
+      if ((await outcome) === 'timeout' && Date.now() - this.lastUnconfirmedWarning > 10_000) {
         this.lastUnconfirmedWarning = Date.now();
-        this.log?.warn({ subscribers: w.needed, confirmed: w.from.size }, 'a gateway replica did not confirm an invalidation in time (hung, or of a version before confirmations)');
+        this.log?.warn({ subscribers: w.needed, confirmed: w.from.size }, 'a subscriber of the principal invalidations did not confirm one in time (a hung replica, one of a release before barriers, or another client subscribed to the channel)');
       }
     } finally {
       clearTimeout(timer);
@@ -360,7 +376,7 @@ export class PrincipalStore {
 
   /** Ends every wait for confirmations: none can arrive (the subscription is down, or the store closed). */
   private endWaits(): void {
-    for (const w of this.waiting.values()) w.done(false);
+    for (const w of this.waiting.values()) w.done('ended');
   }
 
   async invalidateToken(token: string): Promise<void> {
