@@ -139,7 +139,7 @@ export class PrincipalStore {
     this.tokens = new LRUCache({ max, ttl: ttlSeconds * 1000 });
     this.accounts = new LRUCache({ max, ttl: ttlSeconds * 1000 });
     this.channel = `${ns}gw:principals`;
-    this.ackChannel = `${ns}gw:principals:acks:${this.replicaId}`;
+    this.ackChannel = this.ackChannelOf(this.replicaId);
     this.ackTimeoutMs = opts.ackTimeoutMs ?? PRINCIPAL_ACK_TIMEOUT_MS;
     this.log = opts.log;
     // A subscriber needs a connection of its own; same settings (fail fast, reconnect for ever).
@@ -247,7 +247,12 @@ export class PrincipalStore {
     const m = /^n:([0-9a-f-]{36}):(\d{1,15})$/.exec(message);
     if (!m) return;
     // Unconfirmed (Redis away): the publisher's wait ends at its timeout.
-    this.redis.publish(`${this.channel}:acks:${m[1]}`, `${m[2]}:${this.replicaId}`).catch(() => undefined);
+    this.redis.publish(this.ackChannelOf(m[1] as string), `${m[2]}:${this.replicaId}`).catch(() => undefined);
+  }
+
+  /** Where a replica hears the confirmations of its barriers. */
+  private ackChannelOf(replicaId: string): string {
+    return `${this.channel}:acks:${replicaId}`;
   }
 
   /** A replica confirmed one of this replica's barriers: `<sequence>:<replica id>`. */
