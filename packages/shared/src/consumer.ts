@@ -3,7 +3,7 @@ import type { Pool, PoolClient } from 'pg';
 import { begin, commit, escapeLiteral, rollback } from './db';
 import type { Logger } from './logger';
 import type { AmqpConnection } from './amqp';
-import { MESSAGE_HEADER_TYPES, MESSAGE_TYPE_HEADER, NOT_ACTIVITY_MESSAGES, parseEnvelope, ROUTED_HEADER, ROUTED_VALUE, SENDER_TYPE_HEADER, TYPE_HEADER, type EventEnvelope } from './events/envelope';
+import { BUNDLE_CONTENT_TYPE, eventsOfMessage, MESSAGE_HEADER_TYPES, MESSAGE_TYPE_HEADER, NOT_ACTIVITY_MESSAGES, parseEnvelope, ROUTED_HEADER, ROUTED_VALUE, SENDER_TYPE_HEADER, TYPE_HEADER, type EventEnvelope } from './events/envelope';
 import { assertTopology } from './amqp';
 import type { ServiceMetrics } from './metrics';
 import { inSpan, tracingEnabled } from './tracing';
@@ -202,11 +202,25 @@ class AckBatcher {
   }
 }
 
-/** A message of a batch being gathered or run (batch mode). */
-interface Gathered {
+/**
+ * A message off the queue and how many of its events are still to settle: one, or a bundle's
+ * (BUNDLE_CONTENT_TYPE). It is acked once every one of its events is handled, seen before, or
+ * re-queued or dead-lettered alone; until then a crash or a lost channel redelivers all of it,
+ * and the events already handled are left out as seen before.
+ */
+interface Delivery {
   ch: Channel;
   msg: ConsumeMessage;
+  left: number;
+  bundle: boolean;
+}
+
+/** An event off the queue (batch mode: of a batch being gathered or run). */
+interface Gathered {
+  delivery: Delivery;
   event: EventEnvelope;
+  /** The event as it came (a bundle's part), for a copy of it alone. */
+  raw: unknown;
 }
 
 /**
@@ -321,9 +335,7 @@ export class EventConsumer {
       // After `stop` (which may have come during `consume`'s round trip): left unacked, for
       // redelivery. Known to the batcher as open, so no ack of later ones (`multiple`) covers it.
       if (this.stopping) return;
-      if (this.opts.batch) return this.gather(ch, msg);
-      const p = this.onMessage(ch, msg).finally(() => this.inFlight.delete(p));
-      this.inFlight.add(p);
+      this.receive(ch, msg);
     });
     this.consumerTag = consumerTag;
     // `stop` came while this attach ran (a reconnect's set-up): it had no consumer to cancel, so
@@ -349,82 +361,135 @@ export class EventConsumer {
     else safe(() => ch.nack(msg, false, false));
   }
 
-  /** The message's envelope, or null after dead-lettering it as poison (not JSON, a bad envelope). */
-  private parse(ch: Channel, msg: ConsumeMessage): EventEnvelope | null {
-    const log = this.opts.log;
-    let raw: unknown;
-    try {
-      raw = JSON.parse(msg.content.toString('utf8'));
-    } catch {
-      log.error({ queue: this.opts.queue }, 'poison message (not JSON); dead-lettering');
-      this.count('invalid', 'dead_lettered');
-      this.nack(ch, msg);
-      return null;
-    }
-    const parsed = parseEnvelope(raw);
-    if (!parsed.ok) {
-      log.error({ queue: this.opts.queue, error: parsed.error }, 'poison message (invalid envelope); dead-lettering');
-      this.count('invalid', 'dead_lettered');
-      this.nack(ch, msg);
-      return null;
-    }
-    return parsed.envelope;
+  /** One of the message's events is settled: the message is acked with its last. */
+  private done(g: { delivery: Delivery }): void {
+    const d = g.delivery;
+    d.left--;
+    if (d.left === 0) this.ack(d.ch, d.msg);
   }
 
-  /** An event the consumer has nothing to do for: acked now, no transaction (see `wants`). */
-  private skip(ch: Channel, msg: ConsumeMessage, event: EventEnvelope): boolean {
+  /**
+   * Takes a message's events: each is parsed, and handled (batch mode: gathered) unless its
+   * consumer wants none of it. A message that is not JSON, or a bundle that holds no events, is
+   * dead-lettered whole; an invalid envelope alone.
+   */
+  private receive(ch: Channel, msg: ConsumeMessage): void {
+    const log = this.opts.log;
+    const raws = eventsOfMessage(msg.content, msg.properties.contentType);
+    if (!raws) {
+      log.error({ queue: this.opts.queue }, 'poison message (not JSON, or an empty bundle); dead-lettering');
+      this.count('invalid', 'dead_lettered');
+      this.nack(ch, msg);
+      return;
+    }
+    const delivery: Delivery = { ch, msg, left: raws.length, bundle: msg.properties.contentType === BUNDLE_CONTENT_TYPE };
+    for (const raw of raws) {
+      const parsed = parseEnvelope(raw);
+      if (!parsed.ok) {
+        log.error({ queue: this.opts.queue, error: parsed.error }, 'poison message (invalid envelope); dead-lettering');
+        this.count('invalid', 'dead_lettered');
+        this.deadLetter({ delivery, event: null, raw }, 0);
+        continue;
+      }
+      const g: Gathered = { delivery, event: parsed.envelope, raw };
+      if (this.skip(g)) continue;
+      if (this.opts.batch) {
+        this.gather(g);
+        continue;
+      }
+      const p = this.onEvent(g).finally(() => this.inFlight.delete(p));
+      this.inFlight.add(p);
+    }
+  }
+
+  /**
+   * The event alone as a message of its own (a bundle's part; a message of one event is sent as it
+   * came), with `attempts`: the properties its original had, less the bundle's.
+   */
+  private copyOf(g: { delivery: Delivery; raw: unknown; event: EventEnvelope | null }, attempts: number): { content: Buffer; options: Record<string, unknown> } {
+    const { msg, bundle } = g.delivery;
+    const headers = { ...msg.properties.headers, [ATTEMPTS_HEADER]: attempts };
+    if (!bundle) return { content: msg.content, options: { ...msg.properties, headers, persistent: true } };
+    const options = { ...msg.properties, headers, persistent: true, contentType: 'application/json', messageId: g.event?.id ?? msg.properties.messageId };
+    return { content: Buffer.from(JSON.stringify(g.raw)), options };
+  }
+
+  /**
+   * Dead-letters an event: its message, when it is the message's only one (a nack: the queue's
+   * dead-letter exchange takes it); a bundle's part as a message of its own, published where the
+   * queue dead-letters, before the part is settled (on the same channel: the broker takes the
+   * publish before the ack; a lost channel redelivers the whole bundle).
+   */
+  private deadLetter(g: { delivery: Delivery; raw: unknown; event: EventEnvelope | null }, attempts: number): void {
+    const d = g.delivery;
+    if (!d.bundle) {
+      this.nack(d.ch, d.msg);
+      return;
+    }
+    try {
+      const { content, options } = this.copyOf(g, attempts);
+      d.ch.publish(this.opts.amqp.deadLetterExchange, this.queue, content, options);
+    } catch {
+      return; // Channel gone: the broker redelivers the unacked bundle.
+    }
+    this.done(g);
+  }
+
+  /** An event the consumer has nothing to do for: settled now, no transaction (see `wants`). */
+  private skip(g: Gathered): boolean {
     let wanted = true;
     try {
-      wanted = this.opts.wants ? this.opts.wants(event) : true;
+      wanted = this.opts.wants ? this.opts.wants(g.event) : true;
     } catch {
       // a predicate that cannot decide leaves the event to its handler
     }
     if (wanted) return false;
-    this.count(event.type, 'handled');
-    this.ack(ch, msg);
+    this.count(g.event.type, 'handled');
+    this.done(g);
     return true;
   }
 
-  private async onMessage(ch: Channel, msg: ConsumeMessage): Promise<void> {
-    const log = this.opts.log;
-    const event = this.parse(ch, msg);
-    if (!event || this.skip(ch, msg, event)) return;
+  private async onEvent(g: Gathered): Promise<void> {
+    const { event } = g;
     const timer = this.opts.metrics?.eventDuration.startTimer({ queue: this.opts.queue, type: event.type });
     try {
       const done = await this.inEventSpan(event, () => this.process(event));
       timer?.();
       this.count(event.type, done ? 'handled' : 'duplicate');
-      this.ack(ch, msg);
+      this.done(g);
     } catch (err) {
       timer?.();
-      const retry = this.failed(ch, msg, event, err);
+      const retry = this.failed(g, err);
       if (retry) await new Promise((r) => setTimeout(r, retry.delay)).then(retry.requeue);
     }
   }
 
   /**
-   * A message whose handling failed: dead-lettered at once (poison, or its last attempt), else
+   * An event whose handling failed: dead-lettered at once (poison, or its last attempt), else
    * what to do to retry it: after `delay`, re-queue a copy at the tail with the attempt count and
-   * drop the original (left unacked until then, so a crash meanwhile redelivers it).
+   * settle the original (left unacked until then, so a crash meanwhile redelivers it). A bundle's
+   * part goes alone: the bundle's other events are not held back or tried again.
    */
-  private failed(ch: Channel, msg: ConsumeMessage, event: EventEnvelope, err: unknown): { delay: number; requeue: () => void } | null {
+  private failed(g: Gathered, err: unknown): { delay: number; requeue: () => void } | null {
     const log = this.opts.log;
-    const { deadLetter, attempts, delayMs: delay, outage } = retryDecision(err, msg.properties.headers, this.opts.maxAttempts ?? 5, this.opts.retryDelayMs);
+    const { event, delivery } = g;
+    const { deadLetter, attempts, delayMs: delay, outage } = retryDecision(err, delivery.msg.properties.headers, this.opts.maxAttempts ?? 5, this.opts.retryDelayMs);
     if (deadLetter) {
       log.error({ queue: this.opts.queue, eventId: event.id, type: event.type, attempts, err: (err as Error).message }, 'event failed for good; dead-lettering');
       this.count(event.type, 'dead_lettered');
-      this.nack(ch, msg);
+      this.deadLetter(g, attempts);
       return null;
     }
     log.warn({ queue: this.opts.queue, eventId: event.id, type: event.type, attempts, outage, err: (err as Error).message }, 'event failed; will retry');
     this.count(event.type, 'failed');
     const requeue = () => {
       try {
-        ch.sendToQueue(this.queue, msg.content, { ...msg.properties, headers: { ...msg.properties.headers, [ATTEMPTS_HEADER]: attempts }, persistent: true });
-        this.ack(ch, msg);
+        const { content, options } = this.copyOf(g, attempts);
+        delivery.ch.sendToQueue(this.queue, content, options);
       } catch {
-        // Channel gone: the broker redelivers the unacked original.
+        return; // Channel gone: the broker redelivers the unacked original.
       }
+      this.done(g);
     };
     return { delay, requeue };
   }
@@ -440,11 +505,10 @@ export class EventConsumer {
    * as soon as a slot frees, so batches grow with the load (one transaction for what arrived
    * meanwhile) and add no wait when idle.
    */
-  private gather(ch: Channel, msg: ConsumeMessage): void {
-    const event = this.parse(ch, msg);
-    if (!event || this.skip(ch, msg, event)) return;
+  private gather(g: Gathered): void {
+    const { event } = g;
     const batch = this.opts.batch as BatchOptions;
-    this.buffer.push({ ch, msg, event });
+    this.buffer.push(g);
     if (this.buffer.length >= batch.size) this.flush();
     else if (this.running.size < this.concurrency) this.flushWithin(this.waitOf(batch, event));
   }
@@ -534,7 +598,7 @@ export class EventConsumer {
       // Each event of the batch took the batch's time.
       const seconds = Number(process.hrtime.bigint() - started) / 1e9;
       for (const p of batch) this.settled(p.event, fresh.has(p.event.id), seconds);
-      for (const p of batch) this.ack(p.ch, p.msg);
+      for (const p of batch) this.done(p);
     } catch (err) {
       if (batch.length === 1) return this.retryLater(batch[0] as Gathered, err);
       // Postgres is away: one by one would fail the same way.
@@ -548,7 +612,7 @@ export class EventConsumer {
         try {
           const fresh = await this.processBatch([p.event]);
           this.settled(p.event, fresh.has(p.event.id), Number(process.hrtime.bigint() - one) / 1e9);
-          this.ack(p.ch, p.msg);
+          this.done(p);
         } catch (e) {
           this.retryLater(p, e);
         }
@@ -558,7 +622,7 @@ export class EventConsumer {
 
   /** Batch mode: dead-letters the message or re-queues it after its backoff, without holding up the batches behind it. */
   private retryLater(p: Gathered, err: unknown): void {
-    const retry = this.failed(p.ch, p.msg, p.event, err);
+    const retry = this.failed(p, err);
     if (!retry) return;
     const t = setTimeout(() => {
       this.retryTimers.delete(t);

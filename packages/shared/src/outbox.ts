@@ -5,7 +5,7 @@ import type { AmqpConnection } from './amqp';
 import type { RequestContext } from './context';
 import type { ServiceMetrics } from './metrics';
 import { withTraceparent } from './tracing';
-import { buildEnvelope, MESSAGE_HEADER_TYPES, MESSAGE_TYPE_HEADER, ROUTED_HEADER, ROUTED_VALUE, SENDER_TYPE_HEADER, TYPE_HEADER, type EventEnvelope, type NewEvent } from './events/envelope';
+import { buildEnvelope, BUNDLE_CONTENT_TYPE, MESSAGE_HEADER_TYPES, MESSAGE_TYPE_HEADER, ROUTED_HEADER, ROUTED_VALUE, SENDER_TYPE_HEADER, TYPE_HEADER, type EventEnvelope, type NewEvent } from './events/envelope';
 
 const insertOutboxNotify = prepared(
   `WITH w AS (INSERT INTO outbox (event_id, routing_key, payload) VALUES ($1, $2, $3) RETURNING 1) SELECT pg_notify('outbox_' || current_schema(), '') FROM w`,
@@ -105,6 +105,45 @@ export async function writeEvent(tx: Executor, ctx: RequestContext, ev: NewEvent
   return envelope;
 }
 
+/** A claimed outbox row, as the relay publishes it. */
+export interface ClaimedRow {
+  id: string;
+  event_id: string;
+  routing_key: string;
+  payload: string;
+  traceparent: string | null;
+  sender_type: string | null;
+  message_type: string | null;
+}
+
+/** Most payload bytes a bundle takes (one larger event still goes, alone). */
+const BUNDLE_MAX_BYTES = 256 * 1024;
+
+/**
+ * A claim's rows in the messages the relay publishes: rows with the same routing (type and routing
+ * headers) together, up to `max` events and BUNDLE_MAX_BYTES a message, each group in id order and
+ * the groups in the order of their first rows. Every queue gets from a bundle exactly the events it
+ * would have been routed one by one. Events of different types (or routings) may reach a queue in
+ * another order than their ids, which consumers never relied on (docs/reliability.md, "Ordering").
+ */
+export function bundleRows<R extends Pick<ClaimedRow, 'routing_key' | 'sender_type' | 'message_type' | 'payload'>>(rows: readonly R[], max: number): R[][] {
+  const groups: R[][] = [];
+  const open = new Map<string, { rows: R[]; bytes: number }>();
+  for (const row of rows) {
+    const key = `${row.routing_key}\u0000${row.sender_type ?? ''}\u0000${row.message_type ?? ''}`;
+    const g = open.get(key);
+    if (g && g.rows.length < max && g.bytes + row.payload.length <= BUNDLE_MAX_BYTES) {
+      g.rows.push(row);
+      g.bytes += row.payload.length;
+      continue;
+    }
+    const fresh = { rows: [row], bytes: row.payload.length };
+    groups.push(fresh.rows);
+    open.set(key, fresh);
+  }
+  return groups;
+}
+
 /** The relays running in this process (one a service; a test may run several). */
 const localRelays = new Set<OutboxRelay>();
 
@@ -143,6 +182,12 @@ export interface RelayOptions {
    * which consumers dedupe.
    */
   confirmTimeoutMs?: number;
+  /**
+   * Most events in one message (default 1: one an event). Above 1 a claim's events with the same
+   * routing (type and routing headers) go as bundles (`bundleRows`), each stored and delivered
+   * once by the broker instead of once an event.
+   */
+  bundleMax?: number;
   /** First pause after a failure (ms; 250), doubling up to `maxBackoffMs` (5,000) while failures go on. */
   minBackoffMs?: number;
   maxBackoffMs?: number;
@@ -308,22 +353,26 @@ export class OutboxRelay {
       // with the BEGIN as text) costs Postgres more than the round trip saves. Its settings go
       // with the BEGIN (CLAIM_SETTINGS).
       await begin(client, CLAIM_SETTINGS);
-      const { rows } = await client.query<{ id: string; event_id: string; routing_key: string; payload: string; traceparent: string | null; sender_type: string | null; message_type: string | null }>(claimOutbox(this.batchSize));
+      const { rows } = await client.query<ClaimedRow>(claimOutbox(this.batchSize));
       if (rows.length === 0) {
         await commit(client);
         return 0;
       }
-      for (const row of rows) {
-        // In the trace of the request that wrote the event (tracing on: the amqplib
-        // instrumentation's publish span joins it and passes it on in the message headers).
+      const timestamp = Math.floor(Date.now() / 1000);
+      for (const group of bundleRows(rows, this.opts.bundleMax ?? 1)) {
+        const row = group[0] as ClaimedRow;
+        const one = group.length === 1;
+        // In the trace of the request that wrote the (first) event (tracing on: the amqplib
+        // instrumentation's publish span joins it and passes it on in the message headers; each
+        // event of a bundle carries its own traceparent, which its consumer span joins).
         withTraceparent(row.traceparent, () =>
-          ch.publish(amqp.exchange, row.routing_key, Buffer.from(row.payload), {
+          ch.publish(amqp.exchange, row.routing_key, Buffer.from(one ? row.payload : `[${group.map((r) => r.payload).join(',')}]`), {
             persistent: true,
-            contentType: 'application/json',
+            contentType: one ? 'application/json' : BUNDLE_CONTENT_TYPE,
             messageId: row.event_id,
             type: row.routing_key,
             headers: routingHeaders(row.routing_key, row.sender_type, row.message_type),
-            timestamp: Math.floor(Date.now() / 1000),
+            timestamp,
           }),
         );
       }

@@ -149,7 +149,7 @@ export async function bootService<C extends BaseConfig>(def: ServiceDefinition<C
   // not prepare the statements the service's connections prepared (prepareKnown), and it is named in
   // pg_stat_activity.
   const relayPool = createPool(roleUrl, def.name, 1, { application_name: `${def.name}-relay` }, log);
-  const relay = new OutboxRelay({ pool: relayPool, listenUrl: roleUrl, schema: def.name, amqp, log, metrics, flushMs: config.OUTBOX_FLUSH_MS });
+  const relay = new OutboxRelay({ pool: relayPool, listenUrl: roleUrl, schema: def.name, amqp, log, metrics, flushMs: config.OUTBOX_FLUSH_MS, bundleMax: config.OUTBOX_BUNDLE_MAX });
   const consumers = (def.consumers?.(deps) ?? []).map(
     (spec) =>
       new EventConsumer({

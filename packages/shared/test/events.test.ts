@@ -15,6 +15,9 @@ import {
   createPool,
   defineConsumer,
   EventConsumer,
+  eventsOfMessage,
+  bundleRows,
+  BUNDLE_CONTENT_TYPE,
   inBatches,
   migrateService,
   OutboxRelay,
@@ -132,12 +135,10 @@ describe('outbox relay and consumer runner against real Postgres and RabbitMQ', 
     const arrivedAt = new Map<string, number>();
     await tapCh.consume(q.queue, (m) => {
       if (!m) return;
-      try {
-        const e = JSON.parse(m.content.toString());
+      // One event, or a bundle's (what is not JSON is not ours to judge here).
+      for (const e of (eventsOfMessage(m.content, m.properties.contentType) ?? []) as Array<{ id: string; type: string }>) {
         received.push(e);
         if (!arrivedAt.has(e.id)) arrivedAt.set(e.id, performance.now());
-      } catch {
-        // not ours to judge here
       }
     }, { noAck: true });
     return { received, arrivedAt, close: () => tapCh.close().catch(() => undefined) };
@@ -362,6 +363,59 @@ describe('outbox relay and consumer runner against real Postgres and RabbitMQ', 
       await relay.stop();
       await amqp.close();
     }
+  });
+
+  it('when a relay bundles, then the events of a claim go in messages of at most bundleMax, each event once, in the order written, as stored', async () => {
+    const amqp = new AmqpConnection(infra().amqpUrl, log, env.namespace);
+    await amqp.connect();
+    const relay = new OutboxRelay({ pool, listenUrl: roleUrl, schema: SERVICE, amqp, log, pollMs: 60_000, bundleMax: 4 });
+    const exchange = `${env.namespace}domain.events`;
+    const tapCh = await conn.createChannel();
+    const q = await tapCh.assertQueue('', { exclusive: true });
+    await tapCh.bindQueue(q.queue, exchange, 'test.ping');
+    const messages: Array<{ contentType: string | undefined; messageId: string | undefined; events: Array<{ id: string }> }> = [];
+    await tapCh.consume(q.queue, (m) => {
+      if (m) messages.push({ contentType: m.properties.contentType, messageId: m.properties.messageId, events: eventsOfMessage(m.content, m.properties.contentType) as Array<{ id: string }> });
+    }, { noAck: true });
+    try {
+      const ctx = systemContext(SERVICE, 1, 'req-bundle');
+      const written = await withTransaction(pool, async (tx) => {
+        const out = [];
+        for (let i = 0; i < 10; i++) out.push(await writeEvent(tx, ctx, { type: 'test.ping', accountId: 1, data: { id: `b${i}`, text: 'é "quoted" \\ ✓' } }));
+        return out;
+      });
+      relay.start();
+      await waitFor(() => messages.flatMap((m) => m.events).length >= 10, { what: 'ten events published' });
+      expect(messages.map((m) => m.events.length)).toEqual([4, 4, 2]);
+      expect(messages.map((m) => m.contentType)).toEqual([BUNDLE_CONTENT_TYPE, BUNDLE_CONTENT_TYPE, BUNDLE_CONTENT_TYPE]);
+      // Each bundle is known by its first event's id.
+      expect(messages.map((m) => m.messageId)).toEqual([written[0]?.id, written[4]?.id, written[8]?.id]);
+      expect(messages.flatMap((m) => m.events)).toEqual(JSON.parse(JSON.stringify(written)));
+    } finally {
+      await tapCh.close().catch(() => undefined);
+      await relay.stop();
+      await amqp.close();
+    }
+  });
+
+  it('when a claim mixes routings, then each bundle holds one routing (type and headers), in id order, within its size and bytes, and one event goes alone', () => {
+    const row = (routing_key: string, sender_type: string | null, message_type: string | null, n: number, bytes = 10) => ({ routing_key, sender_type, message_type, payload: `${n}`.padEnd(bytes, ' ') });
+    const rows = [
+      row('message.created', 'Contact', '0', 1),
+      row('conversation.updated', null, null, 2),
+      row('message.created', 'User', '2', 3),
+      row('message.created', 'Contact', '0', 4),
+      row('conversation.updated', null, null, 5),
+      row('message.created', 'Contact', '0', 6),
+      row('message.created', 'Contact', '1', 7),
+      row('conversation.updated', null, null, 8, 200 * 1024),
+      row('conversation.updated', null, null, 9, 100 * 1024),
+    ];
+    const groups = bundleRows(rows, 2).map((g) => g.map((r) => Number(r.payload.trim())));
+    // The contact's incoming 1, 4 (full at 2), then 6 in a bundle of its own; conversation.updated
+    // 2, 5, then 8 (200 KiB) in a new one, and 9 (100 KiB) not with it: over the 256 KiB.
+    expect(groups).toEqual([[1, 4], [2, 5], [3], [6], [7], [8], [9]]);
+    expect(bundleRows(rows, 1).map((g) => g.length)).toEqual(Array(9).fill(1));
   });
 
   it('when a relay is given a batch size that is not a positive integer, then it is refused when made, not at its first claim', () => {
@@ -627,6 +681,34 @@ describe('outbox relay and consumer runner against real Postgres and RabbitMQ', 
       expect(await counted({ type: 'invalid', outcome: 'dead_lettered' })).toBe(2);
       expect(await counted({ type: 'test.ping', outcome: 'dead_lettered' })).toBe(1);
       expect(await counted({ type: 'test.ping', outcome: 'failed' })).toBe(1 + 2);
+    });
+
+    it('when a bundle holds good, repeated, invalid and failing events, then each good one takes effect once, only the bad ones are dead-lettered, each alone, and the bundle is acked', async () => {
+      await ch.purgeQueue(consumer.deadLetterQueue);
+      const good = [ping('bundled-1'), ping('bundled-2')];
+      const invalid = { ...ping('bundled-bad'), type: 'no.such.event' };
+      const failing = ping('always-fails');
+      const bundle = [good[0], good[0], invalid, failing, good[1]];
+      ch.publish(`${env.namespace}domain.events`, 'test.ping', Buffer.from(JSON.stringify(bundle)), { persistent: true, contentType: BUNDLE_CONTENT_TYPE });
+      // prefetch 1: the sentinel is delivered only once the bundle is acked (its failing event
+      // re-queued alone, not the bundle held).
+      const sentinel = ping('after-bundle');
+      publish(sentinel);
+      await waitFor(async () => (await effects(sentinel.id)) === 1, { what: 'the message after the bundle handled' });
+      await waitFor(async () => (await ch.checkQueue(consumer.deadLetterQueue)).messageCount === 2, { what: 'two dead letters', timeoutMs: 20_000 });
+      expect(await effects(good[0]!.id)).toBe(1);
+      expect(await effects(good[1]!.id)).toBe(1);
+      expect(await effects(failing.id)).toBe(0);
+      const dead: unknown[] = [];
+      for (let i = 0; i < 2; i++) {
+        const msg = await ch.get(consumer.deadLetterQueue, { noAck: true });
+        if (msg === false) throw new Error('dead letter gone');
+        expect(msg.properties.contentType).not.toBe(BUNDLE_CONTENT_TYPE);
+        dead.push(JSON.parse(msg.content.toString()));
+      }
+      // Each alone, as it was in the bundle: the invalid one at once, the failing one after its attempts.
+      expect(dead).toEqual([JSON.parse(JSON.stringify(invalid)), JSON.parse(JSON.stringify(failing))]);
+      expect((await ch.checkQueue(consumer.queue)).messageCount).toBe(0);
     });
   });
   it('when a consumer binds a type on headers, then the broker delivers it only the events whose published headers match, and a plain binding left from before is gone', async () => {
@@ -1337,6 +1419,73 @@ describe('outbox relay and consumer runner against real Postgres and RabbitMQ', 
       const n = await pool.query('SELECT count(*)::int AS n FROM effects WHERE event_id = ANY($1::uuid[]) GROUP BY event_id', [ids]);
       expect(n.rows.map((r) => r.n)).toEqual(Array(12).fill(1));
       expect(await handled([failing.id])).toBe(0);
+    });
+  });
+  describe('consumer in batch mode given bundles', () => {
+    let amqp: AmqpConnection;
+    let consumer: EventConsumer;
+    const QUEUE = `${SERVICE}.bundles`;
+    const tries = new Map<string, number>();
+
+    beforeAll(async () => {
+      amqp = new AmqpConnection(infra().amqpUrl, log, env.namespace, 60_000);
+      await amqp.connect();
+      consumer = new EventConsumer({
+        queue: QUEUE,
+        bindings: ['test.bundles'],
+        pool,
+        amqp,
+        log,
+        maxAttempts: 2,
+        retryDelayMs: 10,
+        // Batches of 2: a bundle of five is handled in three batches (and the failing event's
+        // batch again one by one), acked once its last event is settled.
+        batch: {
+          size: 2,
+          maxWaitMs: 5,
+          handle: async (tx, events) => {
+            for (const e of events) {
+              tries.set(e.id, (tries.get(e.id) ?? 0) + 1);
+              if (e.data['note'] === 'fails') throw new Error('boom');
+              await tx.query('INSERT INTO effects (event_id, note) VALUES ($1, $2)', [e.id, String(e.data['note'])]);
+            }
+          },
+        },
+      });
+      await consumer.start();
+    });
+
+    afterAll(async () => {
+      await consumer.stop();
+      await amqp.close();
+    });
+
+    const ev = (note: string) => buildEnvelope(systemContext(SERVICE, 1, 'req'), { type: 'test.ping', accountId: 1, data: { id: note, note } });
+
+    it('when a bundle is delivered, and again, then each event takes effect once, a failing one is retried and dead-lettered alone, and nothing stays unacked', async () => {
+      const oks = Array.from({ length: 4 }, (_, i) => ev(`bundle-${i}`));
+      const failing = ev('fails');
+      const bundle = Buffer.from(JSON.stringify([oks[0], oks[1], failing, oks[2], oks[3]]));
+      const exchange = `${env.namespace}domain.events`;
+      ch.publish(exchange, 'test.bundles', bundle, { persistent: true, contentType: BUNDLE_CONTENT_TYPE });
+      const ids = oks.map((e) => e.id);
+      const handled = async () => (await pool.query('SELECT count(*)::int AS n FROM effects WHERE event_id = ANY($1::uuid[])', [ids])).rows[0].n as number;
+      await waitFor(async () => (await handled()) === 4, { what: 'the bundle\'s good events handled' });
+      await waitFor(async () => (await ch.checkQueue(consumer.deadLetterQueue)).messageCount === 1, { what: 'the failing event dead-lettered', timeoutMs: 20_000 });
+      // The same bundle again (a redelivery after a lost ack): nothing new, and its failing event,
+      // handled before by no one, goes its way once more.
+      const before = tries.get(oks[0]!.id);
+      ch.publish(exchange, 'test.bundles', bundle, { persistent: true, contentType: BUNDLE_CONTENT_TYPE });
+      await waitFor(async () => (await ch.checkQueue(consumer.deadLetterQueue)).messageCount === 2, { what: 'the failing event dead-lettered again', timeoutMs: 20_000 });
+      expect(tries.get(oks[0]!.id)).toBe(before);
+      const n = await pool.query('SELECT count(*)::int AS n FROM effects WHERE event_id = ANY($1::uuid[]) GROUP BY event_id', [ids]);
+      expect(n.rows.map((r) => r.n)).toEqual([1, 1, 1, 1]);
+      const dead = await ch.get(consumer.deadLetterQueue, { noAck: true });
+      if (dead === false) throw new Error('dead letter gone');
+      expect(JSON.parse(dead.content.toString())).toEqual(JSON.parse(JSON.stringify(failing)));
+      // Stopping returns what is unacked to the queue: nothing (each bundle was acked with its last event).
+      await consumer.stop();
+      expect((await ch.checkQueue(consumer.queue)).messageCount).toBe(0);
     });
   });
 });

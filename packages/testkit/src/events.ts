@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { AmqpConnection, createLogger, headersOf, parseEnvelope, type EventEnvelope } from '@parley/shared';
+import { AmqpConnection, createLogger, eventsOfMessage, headersOf, parseEnvelope, type EventEnvelope } from '@parley/shared';
 import { infra } from './infra';
 import { waitFor } from './helpers';
 
@@ -23,8 +23,11 @@ export async function tapEvents(namespace: string, patterns: string[] = ['#']): 
     queue,
     (msg) => {
       if (!msg) return;
-      const parsed = parseEnvelope(JSON.parse(msg.content.toString('utf8')));
-      if (parsed.ok) events.push(parsed.envelope);
+      // One event, or the relay's bundle of several.
+      for (const raw of eventsOfMessage(msg.content, msg.properties.contentType) ?? []) {
+        const parsed = parseEnvelope(raw);
+        if (parsed.ok) events.push(parsed.envelope);
+      }
     },
     { noAck: true },
   );

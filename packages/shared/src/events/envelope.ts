@@ -29,6 +29,29 @@ export const NOT_ACTIVITY_MESSAGES: ReadonlyArray<Record<string, string>> = ['0'
 export const ROUTED_HEADER = 'parley-routed';
 export const ROUTED_VALUE = '2';
 
+/**
+ * The content type of a message that carries several events (a JSON array of envelopes): the
+ * relay's bundles of one claim's events with the same routing (type and headers), so the broker
+ * stores, routes and delivers them once, not once an event. A message of `application/json`
+ * carries one envelope, as every producer but the relay publishes.
+ */
+export const BUNDLE_CONTENT_TYPE = 'application/vnd.parley.events+json';
+
+/**
+ * The events a message carries, unvalidated: its one envelope, or a bundle's (BUNDLE_CONTENT_TYPE).
+ * Null when the body is not JSON, or a bundle's is not a non-empty array.
+ */
+export function eventsOfMessage(content: Buffer, contentType: string | undefined): unknown[] | null {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(content.toString('utf8'));
+  } catch {
+    return null;
+  }
+  if (contentType !== BUNDLE_CONTENT_TYPE) return [raw];
+  return Array.isArray(raw) && raw.length > 0 ? raw : null;
+}
+
 /** `{field: [before, after]}` */
 export const changesSchema = z.record(z.string(), z.tuple([z.unknown(), z.unknown()]));
 export type Changes = z.infer<typeof changesSchema>;
