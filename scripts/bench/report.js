@@ -118,7 +118,9 @@ const MISSED = {
   measured it 3.94 (05:31 UTC) and 4.15 (07:08), the account API's reply beside it 4.07 and 3.06: the
   host's noise is as large as the target's margin. Since (2026-12-01, 7e0b4ff) the inbox is read with the
   conversation, in its locking statement: a round trip fewer, 0.959 of the CPU in \`bench:ab\` (on a host
-  where a round trip costs twice this page's), about 3.8-4.0 on this page's host; not yet a full run.`,
+  where a round trip costs twice this page's), about 3.8-4.0 on this page's host. Since (2026-12-02,
+  32d10cb) a claim's events of one routing go to the broker as one message: \`bench:ab\` 0.801, about
+  3.3 on this page's host; not yet a full run on a host as fast as this page's.`,
   list_p95: `At 100 req/s the list uses about 0.5-0.8 of a core with everything on two cores; its p95 is the wait
   for a core more than the work (the page statement is ~0.7 ms on Postgres at 100k). Less CPU per list
   (above) is what lowers it. It moves with this shared host's load: the three full runs of 2026-11-29
@@ -173,7 +175,9 @@ const MISSED = {
   "Other benchmarks"): the command's wait for a conversations pool connection (38-177 ms on average: 200
   messages and 200 commands a second each hold a connection 21-27 ms, their round trips slowed by the
   cores' queue), the rules batches waiting on their commands, the relay (its own connection since; before,
-  its claims queued for the pool too). What is left is less CPU a rule message (five events, ~13
+  its claims queued for the pool too). Since (2026-12-02, 32d10cb) a claim's events of one routing go
+  to the broker as one message (bench:ab rule 0.854: about 7.5 CPU ms a rule message on this page's
+  host, 75% of the two cores). What is left is less CPU a rule message still (five events, ~13
   deliveries; each CPU item left is 1-3%, sized in "Other benchmarks").`;
   },
   rss: `A service holds 20-30 MB live; the rest is V8's heap slack and the node binary's pages (~45 MB of file
@@ -1626,6 +1630,23 @@ the scenario).
     0.29 with 200 ms. In the whole stack that is ~1-2% of a message, under the noise of this host:
     \`bench:ab\` public message create at saturation 1.020 (0.902, 1.020, 1.030; system calls 0.914-0.975),
     rule messages at 50/s 1.008 (0.986, 1.008, 1.025).
+- **An AMD EPYC host whose Postgres is slow, a third time (2026-12-02, 13:47 UTC on; 2 cores; bare node:http
+  0.023 CPU ms; the list's SQL straight on Postgres 1.77 CPU ms against the page's 1.42):** the full run
+  was stopped after its small account's ceilings (not written over the page). The rule effect alone
+  (\`BENCH_ONLY='^rule$'\`): 12.24 CPU ms a rule message at 200/s, p99 2.3 s (RabbitMQ 1.71 of it).
+  - **Bundled events** (32d10cb): the relay puts a claim's events of one routing in one message
+    (\`OUTBOX_BUNDLE_MAX\`, 50 then, 20 since a review, which also keeps each conversation's events in
+    id order across bundles; those figures below are of the first form; docs/architecture.md, "Bundles"). RabbitMQ's cost is a message's, not its
+    bytes': on this host's broker, 5,000 persistent messages of ~1 KB into four queues (a topic
+    exchange, acked by a consumer) cost it 83-94 µs a delivery, 1,000 messages of ~5 KB 105-118 µs. Classic
+    queues version 2 (\`x-queue-version\`) cost it more (93-102 µs), not less. \`bench:ab\` (two runs of four
+    rounds, both stacks at once): message create B/A 0.817 (0.837, 0.796), public message create 0.801
+    (0.800, 0.802), rule messages at 50/s 0.854 (0.895, 0.814; 14.0-14.6 -> 11.1-12.8 CPU ms a rule
+    message); system calls a request 0.58-0.64. By process in the rounds nearest the medians: RabbitMQ
+    -0.5 to -1.2 CPU ms, and every consumer less (one delivery, one parse of the frame, one ack a bundle).
+    With it, a small-account run of four scenarios on this host (its list SQL ceiling 1.71): labels 0.81,
+    the list 3.55, message create 3.78, public message create 4.16 CPU ms (ratios to the list's SQL
+    0.47, 2.08, 2.21, 2.43, against this page's 0.51, 2.02, 2.15, 2.92).
 - Query plans of the conversation list and \`q\` search on 100k conversations are in the conversations
   section of \`architecture.md\` (\`pnpm --filter @parley/conversations explain\`); the audit log's list
   timings on 2M entries in its section (\`pnpm --filter @parley/audit bench\`).

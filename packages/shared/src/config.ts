@@ -56,9 +56,10 @@ export const baseConfigSchema = z.object({
    * Most events the relay puts in one message (1: one an event, as before bundles). A claim's
    * events with the same routing (type and routing headers) go as one bundle
    * (BUNDLE_CONTENT_TYPE), which the broker stores and delivers once to each queue. Set 1 while
-   * consumers older than bundles still run (docs/deploy.md, "Upgrading"): they dead-letter one.
+   * consumers older than bundles still run (docs/deploy.md, "Bundled events"): they dead-letter one.
+   * A consumer's prefetch counts messages, so it may hold up to prefetch x this many events.
    */
-  OUTBOX_BUNDLE_MAX: z.coerce.number().int().min(1).max(500).default(50),
+  OUTBOX_BUNDLE_MAX: z.coerce.number().int().min(1).max(500).default(20),
   /**
    * How long the kernel's tables keep a row (KernelPruner, src/retention.ts): a published outbox
    * row, and a consumer's dedupe record of an event (a copy of the event arriving later would be

@@ -383,6 +383,9 @@ export class EventConsumer {
       return;
     }
     const delivery: Delivery = { ch, msg, left: raws.length, bundle: msg.properties.contentType === BUNDLE_CONTENT_TYPE };
+    // Per-message mode: a message's events one after the other, so no more handlers run at once
+    // than messages are unacked (prefetch), whatever a bundle holds.
+    const mine: Gathered[] = [];
     for (const raw of raws) {
       const parsed = parseEnvelope(raw);
       if (!parsed.ok) {
@@ -397,9 +400,13 @@ export class EventConsumer {
         this.gather(g);
         continue;
       }
-      const p = this.onEvent(g).finally(() => this.inFlight.delete(p));
-      this.inFlight.add(p);
+      mine.push(g);
     }
+    if (mine.length === 0) return;
+    const p = (async () => {
+      for (const g of mine) await this.onEvent(g);
+    })().finally(() => this.inFlight.delete(p));
+    this.inFlight.add(p);
   }
 
   /**
@@ -410,7 +417,9 @@ export class EventConsumer {
     const { msg, bundle } = g.delivery;
     const headers = { ...msg.properties.headers, [ATTEMPTS_HEADER]: attempts };
     if (!bundle) return { content: msg.content, options: { ...msg.properties, headers, persistent: true } };
-    const options = { ...msg.properties, headers, persistent: true, contentType: 'application/json', messageId: g.event?.id ?? msg.properties.messageId };
+    // An invalid part is known by the id it claims, if any (not the bundle's, its first event's).
+    const claimed = g.raw && typeof g.raw === 'object' ? (g.raw as Record<string, unknown>)['id'] : undefined;
+    const options = { ...msg.properties, headers, persistent: true, contentType: 'application/json', messageId: g.event?.id ?? (typeof claimed === 'string' ? claimed : undefined) };
     return { content: Buffer.from(JSON.stringify(g.raw)), options };
   }
 

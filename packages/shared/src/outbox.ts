@@ -42,7 +42,8 @@ export function claimOutbox(batchSize: number): QueryConfig {
           WHERE o.id = c.id
          RETURNING o.id, o.event_id, o.routing_key, o.payload::text AS payload, o.payload->>'traceparent' AS traceparent,
                    CASE WHEN o.routing_key IN (${withSender}) THEN o.payload->'data'->>'sender_type' END AS sender_type,
-                   CASE WHEN o.routing_key IN (${withSender}) THEN o.payload->'data'->>'message_type' END AS message_type
+                   CASE WHEN o.routing_key IN (${withSender}) THEN o.payload->'data'->>'message_type' END AS message_type,
+                   concat(o.payload->>'account_id', ':', coalesce(o.payload->'data'->>'conversation_id', o.payload->'data'->>'id')) AS entity
        )
        SELECT * FROM claimed ORDER BY id`,
     );
@@ -114,6 +115,8 @@ export interface ClaimedRow {
   traceparent: string | null;
   sender_type: string | null;
   message_type: string | null;
+  /** What the event is about, for its order (the account and the conversation, or the record's id). */
+  entity: string;
 }
 
 /** Most payload bytes a bundle takes (one larger event still goes, alone). */
@@ -122,24 +125,33 @@ const BUNDLE_MAX_BYTES = 256 * 1024;
 /**
  * A claim's rows in the messages the relay publishes: rows with the same routing (type and routing
  * headers) together, up to `max` events and BUNDLE_MAX_BYTES a message, each group in id order and
- * the groups in the order of their first rows. Every queue gets from a bundle exactly the events it
- * would have been routed one by one. Events of different types (or routings) may reach a queue in
- * another order than their ids, which consumers never relied on (docs/reliability.md, "Ordering").
+ * the groups in the order they were started. Every queue gets from a bundle exactly the events it
+ * would have been routed one by one, and the events of one entity (a conversation with its messages,
+ * or one record) in id order: a row joins a group only if no row of its entity went to a group
+ * started after it (else it starts a new one). Events of different entities may reach a queue in
+ * another order than their ids, which no consumer relies on (docs/reliability.md, "Ordering").
  */
-export function bundleRows<R extends Pick<ClaimedRow, 'routing_key' | 'sender_type' | 'message_type' | 'payload'>>(rows: readonly R[], max: number): R[][] {
+export function bundleRows<R extends Pick<ClaimedRow, 'routing_key' | 'sender_type' | 'message_type' | 'payload' | 'entity'>>(rows: readonly R[], max: number): R[][] {
   const groups: R[][] = [];
-  const open = new Map<string, { rows: R[]; bytes: number }>();
+  const open = new Map<string, { rows: R[]; bytes: number; at: number }>();
+  /** The latest group (its index) holding a row of each entity. */
+  const latest = new Map<string, number>();
   for (const row of rows) {
     const key = `${row.routing_key}\u0000${row.sender_type ?? ''}\u0000${row.message_type ?? ''}`;
+    const bytes = Buffer.byteLength(row.payload);
     const g = open.get(key);
-    if (g && g.rows.length < max && g.bytes + row.payload.length <= BUNDLE_MAX_BYTES) {
+    let at: number;
+    if (g && g.rows.length < max && g.bytes + bytes <= BUNDLE_MAX_BYTES && (latest.get(row.entity) ?? -1) <= g.at) {
       g.rows.push(row);
-      g.bytes += row.payload.length;
-      continue;
+      g.bytes += bytes;
+      at = g.at;
+    } else {
+      at = groups.length;
+      const fresh = { rows: [row], bytes, at };
+      groups.push(fresh.rows);
+      open.set(key, fresh);
     }
-    const fresh = { rows: [row], bytes: row.payload.length };
-    groups.push(fresh.rows);
-    open.set(key, fresh);
+    latest.set(row.entity, Math.max(latest.get(row.entity) ?? -1, at));
   }
   return groups;
 }

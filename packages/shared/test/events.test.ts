@@ -399,7 +399,7 @@ describe('outbox relay and consumer runner against real Postgres and RabbitMQ', 
   });
 
   it('when a claim mixes routings, then each bundle holds one routing (type and headers), in id order, within its size and bytes, and one event goes alone', () => {
-    const row = (routing_key: string, sender_type: string | null, message_type: string | null, n: number, bytes = 10) => ({ routing_key, sender_type, message_type, payload: `${n}`.padEnd(bytes, ' ') });
+    const row = (routing_key: string, sender_type: string | null, message_type: string | null, n: number, bytes = 10) => ({ routing_key, sender_type, message_type, payload: `${n}`.padEnd(bytes, ' '), entity: `1:${n}` });
     const rows = [
       row('message.created', 'Contact', '0', 1),
       row('conversation.updated', null, null, 2),
@@ -416,6 +416,35 @@ describe('outbox relay and consumer runner against real Postgres and RabbitMQ', 
     // 2, 5, then 8 (200 KiB) in a new one, and 9 (100 KiB) not with it: over the 256 KiB.
     expect(groups).toEqual([[1, 4], [2, 5], [3], [6], [7], [8], [9]]);
     expect(bundleRows(rows, 1).map((g) => g.length)).toEqual(Array(9).fill(1));
+    // Bytes, not characters: 100,000 three-byte characters are 300,000 bytes, over the 256 KiB with anything.
+    const wide = [row('conversation.updated', null, null, 1), { ...row('conversation.updated', null, null, 2), payload: `2${'✓'.repeat(100_000)}` }];
+    expect(bundleRows(wide, 20).map((g) => g.length)).toEqual([1, 1]);
+  });
+
+  it('when a claim holds several events of one conversation, then every routing delivers them in id order: an event never goes in a bundle started before one of its conversation', () => {
+    const ev = (n: number, routing_key: string, conversation: number, sender_type: string | null = null, message_type: string | null = null) => ({ routing_key, sender_type, message_type, payload: `${n}`, entity: `1:${conversation}` });
+    const rows = [
+      ev(1, 'message.created', 7, 'Contact', '0'),
+      ev(2, 'conversation.updated', 7),
+      ev(3, 'message.created', 8, 'Contact', '0'),
+      ev(4, 'conversation.updated', 8),
+      ev(5, 'message.created', 7, 'User', '1'),
+      ev(6, 'message.created', 7, 'Contact', '0'),
+      ev(7, 'message.updated', 9),
+      ev(8, 'message.created', 9, 'Contact', '0'),
+      ev(9, 'message.updated', 9),
+    ];
+    const groups = bundleRows(rows, 20);
+    // 1 and 3 (two conversations) share a bundle, 2 and 4 too; 6 cannot join 1's: 5, of its
+    // conversation, went to a bundle started after it. 8 cannot join 6's: 7, of its conversation,
+    // went to one started after that; and 9 cannot join 7's, started before 8's.
+    expect(groups.map((g) => g.map((r) => Number(r.payload)))).toEqual([[1, 3], [2, 4], [5], [6], [7], [8], [9]]);
+    // In every queue's view (the bundles in order, whatever their routing) each conversation's events keep their ids' order.
+    const order = groups.flat();
+    for (const c of ['1:7', '1:8', '1:9']) {
+      const ids = order.filter((r) => r.entity === c).map((r) => Number(r.payload));
+      expect(ids).toEqual([...ids].sort((a, b) => a - b));
+    }
   });
 
   it('when a relay is given a batch size that is not a positive integer, then it is refused when made, not at its first claim', () => {
