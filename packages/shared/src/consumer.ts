@@ -215,12 +215,17 @@ interface Delivery {
   bundle: boolean;
 }
 
-/** An event off the queue (batch mode: of a batch being gathered or run). */
-interface Gathered {
+/** An event of a message as it came, parsed or not (an invalid one: null). */
+interface Part {
   delivery: Delivery;
-  event: EventEnvelope;
+  event: EventEnvelope | null;
   /** The event as it came (a bundle's part), for a copy of it alone. */
   raw: unknown;
+}
+
+/** An event off the queue (batch mode: of a batch being gathered or run). */
+interface Gathered extends Part {
+  event: EventEnvelope;
 }
 
 /**
@@ -362,7 +367,7 @@ export class EventConsumer {
   }
 
   /** One of the message's events is settled: the message is acked with its last. */
-  private done(g: { delivery: Delivery }): void {
+  private done(g: Part): void {
     const d = g.delivery;
     d.left--;
     if (d.left === 0) this.ack(d.ch, d.msg);
@@ -413,7 +418,7 @@ export class EventConsumer {
    * The event alone as a message of its own (a bundle's part; a message of one event is sent as it
    * came), with `attempts`: the properties its original had, less the bundle's.
    */
-  private copyOf(g: { delivery: Delivery; raw: unknown; event: EventEnvelope | null }, attempts: number): { content: Buffer; options: Record<string, unknown> } {
+  private copyOf(g: Part, attempts: number): { content: Buffer; options: Record<string, unknown> } {
     const { msg, bundle } = g.delivery;
     const headers = { ...msg.properties.headers, [ATTEMPTS_HEADER]: attempts };
     if (!bundle) return { content: msg.content, options: { ...msg.properties, headers, persistent: true } };
@@ -429,7 +434,7 @@ export class EventConsumer {
    * queue dead-letters, before the part is settled (on the same channel: the broker takes the
    * publish before the ack; a lost channel redelivers the whole bundle).
    */
-  private deadLetter(g: { delivery: Delivery; raw: unknown; event: EventEnvelope | null }, attempts: number): void {
+  private deadLetter(g: Part, attempts: number): void {
     const d = g.delivery;
     if (!d.bundle) {
       this.nack(d.ch, d.msg);

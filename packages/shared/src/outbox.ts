@@ -151,7 +151,8 @@ export function bundleRows<R extends Pick<ClaimedRow, 'routing_key' | 'sender_ty
       groups.push(fresh.rows);
       open.set(key, fresh);
     }
-    latest.set(row.entity, Math.max(latest.get(row.entity) ?? -1, at));
+    // Never behind what it held: a row joins only a group at or after its entity's latest.
+    latest.set(row.entity, at);
   }
   return groups;
 }

@@ -33,6 +33,7 @@ import {
   withTransaction,
   withTransactionFrom,
   writeEvent,
+  type EventEnvelope,
   type Pool,
 } from '../src';
 import { conversationFixture, createTestEnv, explainIn, freePort, infra, messageFixture, pagesLeft, planNodes, TcpGate, waitFor, type TestEnv } from '@parley/testkit';
@@ -94,6 +95,20 @@ describe('outbox relay and consumer runner against real Postgres and RabbitMQ', 
     await pool?.end();
     await env?.close();
   });
+
+  /** A test.ping event whose data id and note are `note`. */
+  const noted = (note: string) => buildEnvelope(systemContext(SERVICE, 1, 'req'), { type: 'test.ping', accountId: 1, data: { id: note, note } });
+
+  /** A batch handler that writes each event's effect, and throws on one noted 'fails'; `onTry` sees every event first. */
+  const effectsOrFailing =
+    (onTry: (e: EventEnvelope) => unknown) =>
+    async (tx: PoolClient, events: EventEnvelope[]): Promise<void> => {
+      for (const e of events) {
+        onTry(e);
+        if (e.data['note'] === 'fails') throw new Error('boom');
+        await tx.query('INSERT INTO effects (event_id, note) VALUES ($1, $2)', [e.id, String(e.data['note'])]);
+      }
+    };
 
   /** A consumer of a spec with header bindings that records, in `delivered`, every event the broker gives its queue (what it filtered never passes). */
   function filteredConsumer(amqp: AmqpConnection, name: string, spec: ReturnType<typeof inBatches>, delivered: string[]): EventConsumer {
@@ -656,9 +671,7 @@ describe('outbox relay and consumer runner against real Postgres and RabbitMQ', 
       ch.publish(`${env.namespace}domain.events`, 'test.ping', content, { persistent: true });
     }
 
-    function ping(note: string) {
-      return buildEnvelope(systemContext(SERVICE, 1, 'req'), { type: 'test.ping', accountId: 1, data: { id: note, note } });
-    }
+    const ping = noted;
 
     async function effects(eventId: string): Promise<number> {
       const r = await pool.query('SELECT count(*)::int AS n FROM effects WHERE event_id = $1', [eventId]);
@@ -979,7 +992,7 @@ describe('outbox relay and consumer runner against real Postgres and RabbitMQ', 
       await amqp.close();
     });
 
-    const ping = (note: string) => buildEnvelope(systemContext(SERVICE, 1, 'req'), { type: 'test.ping', accountId: 1, data: { id: note, note } });
+    const ping = noted;
     const publish = (ev: unknown) => ch.publish(`${env.namespace}domain.events`, 'test.ping', Buffer.from(JSON.stringify(ev)), { persistent: true });
     const count = async (sql: string, id: string) => (await pool.query(sql, [id])).rows[0].n as number;
     const effects = (id: string) => count('SELECT count(*)::int AS n FROM effects WHERE event_id = $1', id);
@@ -1053,7 +1066,7 @@ describe('outbox relay and consumer runner against real Postgres and RabbitMQ', 
       await amqp.close();
     });
 
-    const event = (note: string) => buildEnvelope(systemContext(SERVICE, 1, 'req'), { type: 'test.ping', accountId: 1, data: { id: note, note } });
+    const event = noted;
     const publish = (ev: unknown) => ch.publish(`${env.namespace}domain.events`, 'test.ping', Buffer.from(JSON.stringify(ev)), { persistent: true });
     const effects = async (ids: string[]) => (await pool.query('SELECT count(*)::int AS n FROM effects WHERE event_id = ANY($1::uuid[])', [ids])).rows[0].n as number;
 
@@ -1399,16 +1412,8 @@ describe('outbox relay and consumer runner against real Postgres and RabbitMQ', 
         batch: {
           size: 2,
           maxWaitMs: 5,
-          handle: async (tx, events) => {
-            for (const e of events) {
-              // Fails in its batch and again alone (the kernel's one-by-one pass), then waits for its retry, which fails too.
-              if (e.data['note'] === 'fails') {
-                failures.set(e.id, (failures.get(e.id) ?? 0) + 1);
-                throw new Error('boom');
-              }
-              await tx.query('INSERT INTO effects (event_id, note) VALUES ($1, $2)', [e.id, String(e.data['note'])]);
-            }
-          },
+          // The failing one fails in its batch and again alone (the kernel's one-by-one pass), then waits for its retry, which fails too.
+          handle: effectsOrFailing((e) => e.data['note'] === 'fails' && failures.set(e.id, (failures.get(e.id) ?? 0) + 1)),
         },
       });
       await consumer.start();
@@ -1419,7 +1424,7 @@ describe('outbox relay and consumer runner against real Postgres and RabbitMQ', 
       await amqp.close();
     });
 
-    const ev = (note: string) => buildEnvelope(systemContext(SERVICE, 1, 'req'), { type: 'test.ping', accountId: 1, data: { id: note, note } });
+    const ev = noted;
     const publish = (body: unknown) =>
       ch.publish(`${env.namespace}domain.events`, 'test.acks', Buffer.from(typeof body === 'string' ? body : JSON.stringify(body)), { persistent: true });
     const handled = async (ids: string[]) => (await pool.query('SELECT count(*)::int AS n FROM effects WHERE event_id = ANY($1::uuid[])', [ids])).rows[0].n as number;
@@ -1472,13 +1477,7 @@ describe('outbox relay and consumer runner against real Postgres and RabbitMQ', 
         batch: {
           size: 2,
           maxWaitMs: 5,
-          handle: async (tx, events) => {
-            for (const e of events) {
-              tries.set(e.id, (tries.get(e.id) ?? 0) + 1);
-              if (e.data['note'] === 'fails') throw new Error('boom');
-              await tx.query('INSERT INTO effects (event_id, note) VALUES ($1, $2)', [e.id, String(e.data['note'])]);
-            }
-          },
+          handle: effectsOrFailing((e) => tries.set(e.id, (tries.get(e.id) ?? 0) + 1)),
         },
       });
       await consumer.start();
@@ -1489,7 +1488,7 @@ describe('outbox relay and consumer runner against real Postgres and RabbitMQ', 
       await amqp.close();
     });
 
-    const ev = (note: string) => buildEnvelope(systemContext(SERVICE, 1, 'req'), { type: 'test.ping', accountId: 1, data: { id: note, note } });
+    const ev = noted;
 
     it('when a bundle is delivered, and again, then each event takes effect once, a failing one is retried and dead-lettered alone, and nothing stays unacked', async () => {
       const oks = Array.from({ length: 4 }, (_, i) => ev(`bundle-${i}`));
