@@ -1647,6 +1647,25 @@ the scenario).
     With it, a small-account run of four scenarios on this host (its list SQL ceiling 1.71): labels 0.81,
     the list 3.55, message create 3.78, public message create 4.16 CPU ms (ratios to the list's SQL
     0.47, 2.08, 2.21, 2.43, against this page's 0.51, 2.02, 2.15, 2.92).
+- **An AMD EPYC host whose Postgres is slow, a fourth time (2026-12-02, 15:19 UTC on; 2 cores; bare
+  node:http 0.027-0.044 CPU ms; the list's SQL straight on Postgres 1.92-2.46 CPU ms against the page's
+  1.42):** no full run. The small account with bundles (d629905), two 5 s runs each after the warm-up, the
+  list's SQL at 2.46: message create 7.98 and 6.75, public message create 6.09 and 6.01 CPU ms (ratios to
+  the list's SQL 3.24, 2.74 and 2.48, 2.44, against this page's 2.15 and 2.92: on this host the writes
+  cost more against the reads than on the page's, as on the slow-writing host of 2026-12-01 below). The
+  rule effect alone at 100/s on a large data set generated just before (its list SQL 3.43 against the
+  page's 1.72): 18.65 CPU ms a rule message (Postgres 7.74, the conversations service's backends 5.07 of
+  it), p50 422 ms, p99 847 ms: 100 a second need the two cores here.
+  - **GIN pending lists** (measured, not changed): the messages' trigram index (and the GIN indexes of
+    conversations' labels and contacts' names, emails, phones and labels) take inserts into a pending list
+    (\`fastupdate\`, 4 MB), which the insert that overflows it merges into the index in its own statement: a
+    stall of one transaction, a candidate for the rule effect's p99 moving from run to run. Sized with
+    \`pgbench\` on a copy of the 1M messages with the index (30,000 inserts of the data set's texts, 4
+    clients, each setting from an empty list): 4 MB (as now), the slowest insert 140 and 143 ms (p99.9 8.2
+    and 8.5 ms) at 3,050 and 3,990 inserts/s; a 1 MB list 106 ms; 256 kB 100 ms (p99.9 17 ms) at 3,590/s;
+    \`fastupdate = off\` 62 ms at 2,320/s (each insert 30-40% dearer). A merge of 118 pending pages alone
+    took 126 ms. The stall is a tenth of a second on one core, not the seconds of the worst rule runs, and
+    a smaller list does not remove it: left as Postgres has it.
 - Query plans of the conversation list and \`q\` search on 100k conversations are in the conversations
   section of \`architecture.md\` (\`pnpm --filter @parley/conversations explain\`); the audit log's list
   timings on 2M entries in its section (\`pnpm --filter @parley/audit bench\`).
