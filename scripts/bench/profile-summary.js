@@ -10,12 +10,14 @@
  * samples of the window; a function is counted once per sample in the inclusive column however often it
  * recurs on the stack. --by file adds up everything of one file (node_modules packages by name).
  * --tree prints the callees below the outermost frame whose name contains <frame>, merged by name, to
- * --depth levels, those of at least --min %. */
+ * --depth levels, those of at least --min %. --timeline prints the busy ms of each second instead, to
+ * pick the window: under the benchmark the busiest seconds are the warm-up's (first calls compile),
+ * not the measured run's, which --skip <its first second> --busiest <its length> then takes. */
 const fs = require('node:fs');
 const path = require('node:path');
 
 function parseArgs(argv) {
-  const o = { file: null, top: 40, busiest: 0, by: 'function', tree: null, depth: 4, min: 0.5, skip: 0 };
+  const o = { file: null, top: 40, busiest: 0, by: 'function', tree: null, depth: 4, min: 0.5, skip: 0, timeline: false };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     if (a === '--top') o.top = Number(argv[++i]);
@@ -25,6 +27,7 @@ function parseArgs(argv) {
     else if (a === '--skip') o.skip = Number(argv[++i]);
     else if (a === '--depth') o.depth = Number(argv[++i]);
     else if (a === '--min') o.min = Number(argv[++i]);
+    else if (a === '--timeline') o.timeline = true;
     else o.file = a;
   }
   if (!o.file) throw new Error('usage: profile-summary.js <file.cpuprofile> [--top N] [--busiest S] [--by function|file]');
@@ -134,9 +137,30 @@ function summarize(profile, o) {
   return { self, incl, tree, total, idle, seconds: (times[hi - 1] - times[lo]) / 1e6 };
 }
 
+/** Busy (non-idle) ms in each whole second since the profile's start: [second, ms][]. */
+function timeline(profile) {
+  const idle = new Set(profile.nodes.filter((n) => n.callFrame.functionName === '(idle)').map((n) => n.id));
+  const busy = [];
+  let t = 0;
+  for (let i = 0; i < profile.samples.length; i++) {
+    t += profile.timeDeltas[i] ?? 0;
+    const d = Math.max(0, profile.timeDeltas[i + 1] ?? 0);
+    const s = Math.floor(t / 1e6);
+    while (busy.length <= s) busy.push(0);
+    if (!idle.has(profile.samples[i])) busy[s] += d / 1000;
+  }
+  return busy.map((ms, s) => [s, Math.round(ms)]);
+}
+
 function main() {
   const o = parseArgs(process.argv.slice(2));
   const profile = JSON.parse(fs.readFileSync(o.file, 'utf8'));
+  if (o.timeline) {
+    const rows = timeline(profile);
+    console.log(`${o.file}: busy ms in each second`);
+    for (let i = 0; i < rows.length; i += 10) console.log(rows.slice(i, i + 10).map(([s, ms]) => `${String(s).padStart(4)}s ${String(ms).padStart(4)}`).join('  '));
+    return;
+  }
   const { self, incl, tree, total, idle, seconds } = summarize(profile, o);
   const ms = (us) => (us / 1000).toFixed(1).padStart(9);
   const pct = (us) => `${((100 * us) / total).toFixed(1).padStart(5)}%`;
@@ -157,4 +181,6 @@ function main() {
   for (const [k, v] of [...incl].sort((a, b) => b[1] - a[1]).slice(0, o.top)) console.log(`${ms(v)} ${pct(v)}  ${k}`);
 }
 
-main();
+if (require.main === module) main();
+
+module.exports = { timeline, summarize };

@@ -575,8 +575,10 @@ reused one grew by thousands of messages a run (87,095 messages on 2026-11-29 wh
 - **Profiling**: \`SERVICE_NODE_ARGS='--cpu-prof --cpu-prof-dir=/tmp/prof'\` reaches every service of the
   benchmark's stack (scripts/start.js passes it on; each writes its profile when the stack stops), e.g.
   with \`BENCH_ONLY='^labels$' pnpm bench --small-only\`. \`node scripts/bench/profile-summary.js <file>
-  --skip 10 --busiest 5\` prints self and inclusive time per function (\`--by file\` per file or package,
-  \`--tree <frame>\` the callees below a frame) over the busiest seconds after the start-up. The profiler
+  --timeline\` prints each second's busy ms: the scenario's warm-up is busier than its measured run (its
+  first calls compile), so the busiest seconds are the warm-up's; \`--skip <the run's first second>
+  --busiest <its length>\` then prints self and inclusive time per function over the run (\`--by file\` per
+  file or package, \`--tree <frame>\` the callees below a frame). The profiler
   counts wall time between samples: on a loaded machine a socket write (\`writev\`, \`writeUtf8String\`)
   also holds the time the process waited for a core after it, so read those against /proc's system time.
   \`BENCH_PGSS=1\` (or a row count) prints, under each scenario, its statements by Postgres time per request,
