@@ -556,7 +556,11 @@ reused one grew by thousands of messages a run (87,095 messages on 2026-11-29 wh
 - **Automation rule effect**: a rule (\`message_created\`, content contains \`rule-probe\`, add label
   \`rule-hit\`) on the large account; messages are posted at \`BENCH_RULE_RATE\`/s, each to its own
   conversation; the time from the API's answer to the label being in the conversation row (polled every
-  5 ms) is the effect latency; the stack CPU it reports leaves out that poller's Postgres work. \`BENCH_RULE_WARMUP\` (2,000) rule messages go first, unmeasured, at a quarter
+  5 ms) is the effect latency; the stack CPU it reports leaves out that poller's Postgres work. Where it
+  went is read from the rows the round left (run.js \`ruleStages\`): for each message, ms after its
+  transaction began (its outbox row's \`created_at\`) to the API's answer, the relay's claim
+  (\`published_at\`), the rules batch's transaction (its run's \`created_at\`), the command's transaction
+  (the label change's outbox row) and the label seen: p50/p95/p99 of each, in the run's output and here. \`BENCH_RULE_WARMUP\` (2,000) rule messages go first, unmeasured, at a quarter
   of the rate, then drained: the rule's command, the label change and its activity message are code the
   scenarios before did not run (cold, a rule message cost 56 CPU ms against 41 warm on 2026-11-29; with
   400 of them a stack started for the run still cost 8.1-8.7 against 7.7 after 2,000, 2026-11-30). Each run
@@ -623,7 +627,7 @@ ${scenarioTable(r, 'large', 'rate') || 'Not run.'}
 
 ### Automation rule effect and audit ingest (large account)
 
-${rule?.latency ? `- Rule effect${rule.error ? ` (**failed run: ${rule.error}**; the figures are those of the survivors)` : ''} at ${rule.offeredRate} messages/s offered (${rule.messages} messages): p50 ${fmt(rule.latency.p50)} ms, p95 ${fmt(rule.latency.p95)} ms, p99 ${fmt(rule.latency.p99)} ms, max ${fmt(rule.latency.max)} ms; ${rule.missing} labels never seen, ${rule.failures} posts failed; stack CPU ${fmt(rule.cpuMsPerRequest?.stack, 2)} ms per message${rule.warmup ? ` (after ${rule.warmup.messages} unmeasured at ${rule.warmup.offeredRate}/s, which cost ${fmt(rule.warmup.cpuMsPerRequest?.stack, 2)})` : ''}.` : `- Rule effect: ${rule?.error ? `error: ${rule.error}` : 'not run'}`}
+${rule?.latency ? `- Rule effect${rule.error ? ` (**failed run: ${rule.error}**; the figures are those of the survivors)` : ''} at ${rule.offeredRate} messages/s offered (${rule.messages} messages): p50 ${fmt(rule.latency.p50)} ms, p95 ${fmt(rule.latency.p95)} ms, p99 ${fmt(rule.latency.p99)} ms, max ${fmt(rule.latency.max)} ms; ${rule.missing} labels never seen, ${rule.failures} posts failed; stack CPU ${fmt(rule.cpuMsPerRequest?.stack, 2)} ms per message${rule.warmup ? ` (after ${rule.warmup.messages} unmeasured at ${rule.warmup.offeredRate}/s, which cost ${fmt(rule.warmup.cpuMsPerRequest?.stack, 2)})` : ''}.${rule.stages && !rule.stages.error ? ` Where it went, ms after each message's transaction began (p50/p95/p99): ${ruleStagesText(rule.stages)}.` : ''}` : `- Rule effect: ${rule?.error ? `error: ${rule.error}` : 'not run'}`}
 ${audit && !audit.error ? `- Audit ingest: ${audit.entries.toLocaleString('en')} entries in ${fmt(audit.seconds)} s, published in ${fmt(audit.publishSeconds)} s with ${audit.backlogAtPublished.toLocaleString('en')} still to ingest then: **${audit.entriesPerSecond.toLocaleString('en')} entries/s** ${audit.boundedByPublisher ? '(over the whole run: the consumer kept pace with the publisher, so this is a lower bound)' : '(draining that backlog)'}, ${audit.overallPerSecond.toLocaleString('en')}/s over the whole run; stack CPU ${fmt(audit.cpuMsPerRequest?.stack, 3)} ms per entry.` : `- Audit ingest: ${audit?.error ? `error: ${audit.error}` : 'not run'}`}
 
 ### Ceilings
@@ -1657,7 +1661,15 @@ the scenario).
   cost more against the reads than on the page's, as on the slow-writing host of 2026-12-01 below). The
   rule effect alone at 100/s on a large data set generated just before (its list SQL 3.43 against the
   page's 1.72): 18.65 CPU ms a rule message (Postgres 7.74, the conversations service's backends 5.07 of
-  it), p50 422 ms, p99 847 ms: 100 a second need the two cores here.
+  it), p50 422 ms, p99 847 ms: 100 a second need the two cores here. The host slowed further within the
+  hour: 26.5 CPU ms a rule message at 70/s, 34-39 at 50/s (Postgres 13.7 of it).
+  - **Where the rule latency goes, now in every run** (the rule effect's stages, "How it measures"): at
+    50/s on this host (38.7 CPU ms a rule message, p50 379 ms, p99 722), p50/p95/p99 ms after each
+    message's transaction began: answered 94/178/205, claimed by the relay 134/265/384, the rules
+    transaction 256/446/540, the command's transaction 392/599/719, the label seen 471/727/856: every hop
+    adds about a hundred ms on a host this saturated. The conversations pool's wait (a temporary log of each
+    transaction's wait for a connection, one run at 50/s): 6-17 ms on average, at most ~150 ms: not the
+    queue it was on the targets' host at 200/s (38-177 ms on average, 2026-12-01).
   - **GIN pending lists** (measured, not changed): the messages' trigram index (and the GIN indexes of
     conversations' labels and contacts' names, emails, phones and labels) take inserts into a pending list
     (\`fastupdate\`, 4 MB), which the insert that overflows it merges into the index in its own statement: a
@@ -1672,6 +1684,15 @@ the scenario).
   section of \`architecture.md\` (\`pnpm --filter @parley/conversations explain\`); the audit log's list
   timings on 2M entries in its section (\`pnpm --filter @parley/audit bench\`).
 `;
+}
+
+/** A rule round's stages (run.js ruleStages), p50/p95/p99 ms after each message's transaction began. */
+function ruleStagesText(st) {
+  const names = [['answered', 'answered'], ['published', 'claimed by the relay'], ['rules', 'rules transaction'], ['command', 'command transaction'], ['seen', 'label seen']];
+  return names
+    .filter(([k]) => st[k])
+    .map(([k, what]) => `${what} ${fmt(st[k].p50, 0)}/${fmt(st[k].p95, 0)}/${fmt(st[k].p99, 0)}`)
+    .join(', ');
 }
 
 function write(r, summary) {
@@ -1720,4 +1741,4 @@ function printCompare(prev, cur, log) {
   );
 }
 
-module.exports = { evaluate, write, readLast, printTables, printCompare, markdown, svg, ratios, TARGETS, JSON_PATH };
+module.exports = { evaluate, write, readLast, printTables, printCompare, markdown, svg, ratios, ruleStagesText, TARGETS, JSON_PATH };

@@ -510,7 +510,7 @@ async function ruleLatency(ctx, d) {
     if (w.error) return w;
     warmup = { messages: RULE_WARMUP, offeredRate: w.offeredRate, cpuMsPerRequest: w.cpuMsPerRequest };
   }
-  const measured = await ruleRound(ctx, d, RULE_RATE * SECONDS, RULE_RATE, { pgss: Boolean(env.BENCH_PGSS) });
+  const measured = await ruleRound(ctx, d, RULE_RATE * SECONDS, RULE_RATE, { pgss: Boolean(env.BENCH_PGSS), stages: true });
   if (env.BENCH_PGSS && !measured.error) await printStatements(ctx.db, RULE_RATE * SECONDS);
   return measured.error ? measured : { ...measured, ...(warmup ? { warmup } : {}) };
 }
@@ -536,8 +536,58 @@ async function freeRuleTargets(ctx, d, n) {
   return rows.length;
 }
 
+/** The last outbox row and rule run written before a round: its stages read only the rows after them. */
+async function ruleMarks(db) {
+  const { rows } = await db.query(
+    `SELECT (SELECT coalesce(max(id), 0) FROM conversations.outbox)::text AS outbox, (SELECT coalesce(max(id), 0) FROM automation.rule_runs)::text AS runs`,
+  );
+  return rows[0];
+}
+
+/**
+ * Where a round's rule latency went, from the rows it left: for each rule message, its
+ * transaction's start (the \`message.created\` outbox row's \`created_at\`: \`now()\`, the
+ * transaction's start), the relay's claim of it (\`published_at\`), the rules batch's transaction
+ * (its run's \`created_at\`), the command's transaction (the label change's outbox row, caused by
+ * the message's event), and the benchmark's own answer and sighting of the label (its clock:
+ * the same system clock). Each stage is ms after the message's transaction began.
+ */
+async function ruleStages(db, d, marks, answered, seen) {
+  const { rows } = await db.query(
+    `WITH m AS (
+       SELECT o.event_id::text AS event_id, o.created_at AS t0, o.published_at AS t1, (o.payload->'data'->>'conversation_id')::int AS conversation_id
+         FROM conversations.outbox o
+        WHERE o.id > $1::bigint AND o.routing_key = 'message.created' AND o.payload->'data'->>'content' LIKE 'rule-probe %'
+     ), runs AS (
+       SELECT event_id::text AS event_id, min(created_at) AS t2 FROM automation.rule_runs WHERE id > $2::bigint AND matched GROUP BY 1
+     ), labels AS (
+       SELECT payload->>'causation_id' AS cause, min(created_at) AS t3 FROM conversations.outbox
+        WHERE id > $1::bigint AND routing_key = 'conversation.labels_changed' GROUP BY 1
+     )
+     SELECT c.display_id, extract(epoch FROM m.t0) * 1000 AS t0, extract(epoch FROM m.t1) * 1000 AS t1,
+            extract(epoch FROM runs.t2) * 1000 AS t2, extract(epoch FROM labels.t3) * 1000 AS t3
+       FROM m JOIN conversations.conversations c ON c.account_id = $3 AND c.id = m.conversation_id
+       LEFT JOIN runs ON runs.event_id = m.event_id
+       LEFT JOIN labels ON labels.cause = m.event_id`,
+    [marks.outbox, marks.runs, d.accountId],
+  );
+  const origin = performance.timeOrigin;
+  const after = { answered: [], published: [], rules: [], command: [], seen: [] };
+  for (const r of rows) {
+    const t0 = Number(r.t0);
+    const at = answered.get(r.display_id);
+    const saw = seen.get(r.display_id);
+    if (at !== undefined) after.answered.push(origin + at - t0);
+    if (r.t1 !== null) after.published.push(Number(r.t1) - t0);
+    if (r.t2 !== null) after.rules.push(Number(r.t2) - t0);
+    if (r.t3 !== null) after.command.push(Number(r.t3) - t0);
+    if (saw !== undefined) after.seen.push(origin + saw - t0);
+  }
+  return { messages: rows.length, ...Object.fromEntries(Object.entries(after).map(([k, v]) => [k, v.length ? summarize(v) : null])) };
+}
+
 /** `total` rule messages at `rate` a second, each to a conversation without the label yet; answered when every label is seen (or 30 s after the last answer) and the consumers drained. */
-async function ruleRound(ctx, d, total, rate, { pgss = false } = {}) {
+async function ruleRound(ctx, d, total, rate, { pgss = false, stages = false } = {}) {
   let ids = await ruleTargets(ctx.db, d, total);
   if (ids.length < total) {
     const freed = await freeRuleTargets(ctx, d, total - ids.length);
@@ -547,6 +597,7 @@ async function ruleRound(ctx, d, total, rate, { pgss = false } = {}) {
   if (ids.length < total) return { error: `only ${ids.length} conversations without the label left` };
   // BENCH_PGSS: the round's statements only, not the freeing of targets above.
   if (pgss) await resetStatements(ctx.db);
+  const marks = stages ? await ruleMarks(ctx.db) : null;
   const answered = new Map();
   const seen = new Map();
   const before = cpu.snapshot();
@@ -619,7 +670,9 @@ async function ruleRound(ctx, d, total, rate, { pgss = false } = {}) {
   await ctx.drain();
   const used = cpuUsed(before, cpu.snapshot()).net;
   const lat = [...answered].filter(([k]) => seen.has(k)).map(([k, at]) => Math.max(0, seen.get(k) - at));
+  const stageRows = marks ? await ruleStages(ctx.db, d, marks, answered, seen).catch((err) => ({ error: err.message })) : null;
   return {
+    ...(stageRows ? { stages: stageRows } : {}),
     // Latency of a few survivors of a failing run is no measure of the target.
     ...(failures > total * 0.05 ? { error: `${failures} of ${total} posts failed` } : {}),
     messages: total,
@@ -897,6 +950,9 @@ async function main(argv) {
             if (result.rule.warmup) log(`  warm-up: ${result.rule.warmup.messages} at ${result.rule.warmup.offeredRate}/s, cold cpu ${result.rule.warmup.cpuMsPerRequest?.stack} ms/message`);
             log(`  measured: cpu ${result.rule.cpuMsPerRequest?.stack} ms/message`);
             logByProcess(result.rule.cpuMsPerRequest);
+            const st = result.rule.stages;
+            if (st?.error) log(`  stages: ${st.error}`);
+            else if (st) log(`  stages, ms after each message's transaction began (p50/p95/p99): ${report.ruleStagesText(st)}`);
           }
         }
         if (!only || only.test('audit')) {

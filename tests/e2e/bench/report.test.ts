@@ -2,6 +2,7 @@
 const report = require('../../../scripts/bench/report') as {
   evaluate: (r: object) => Array<{ id: string; value: number | null; met: boolean | null }>;
   markdown: (r: object, summary: unknown) => string;
+  ruleStagesText: (stages: object) => string;
 };
 
 const bare = (us: number) => ({ cpuMsPerRequest: { ceiling: 0.01, total: Math.round(us / 10) / 100 }, cpuUsPerRequest: us });
@@ -58,5 +59,31 @@ describe('benchmark report: the host line', () => {
     // Only the measurement after the scenarios (the one before failed): judged by it, and said so.
     const after = report.markdown(run(null, 3, 50), report.evaluate(run(null, 3, 50)));
     expect(after).toContain('0.050 CPU ms a request (measured after the small account\'s scenarios only), about 2.50x the');
+  });
+});
+
+/** The rule effect's line says where its latency went (run.js ruleStages), when the run read it. */
+describe('benchmark report: the rule effect stages', () => {
+  const withRule = (stages?: object) => ({
+    ...run(20, 3),
+    rule: { offeredRate: 200, messages: 2000, latency: { p50: 100, p95: 150, p99: 190, max: 200 }, missing: 0, failures: 0, cpuMsPerRequest: { stack: 7.5 }, ...(stages ? { stages } : {}) },
+  });
+  const s = (p50: number, p95: number, p99: number) => ({ p50, p95, p99, max: p99 });
+
+  it('gives each stage as p50/p95/p99 ms after the message transaction began, in the order of the way', () => {
+    const r = withRule({ messages: 2000, answered: s(10, 20, 30), published: s(25.4, 60, 90), rules: s(50, 90, 140), command: s(70, 120, 180), seen: s(110, 170, 215) });
+    const md = report.markdown(r, report.evaluate(r));
+    expect(md).toContain(
+      "Where it went, ms after each message's transaction began (p50/p95/p99): answered 10/20/30, claimed by the relay 25/60/90, rules transaction 50/90/140, command transaction 70/120/180, label seen 110/170/215.",
+    );
+    expect(report.ruleStagesText({ messages: 1, answered: s(1, 2, 3), rules: null })).toBe('answered 1/2/3');
+  });
+
+  it('says nothing of stages a run did not read, or failed to', () => {
+    for (const r of [withRule(), withRule({ error: 'relation "automation.rule_runs" does not exist' })]) {
+      const md = report.markdown(r, report.evaluate(r));
+      expect(md).toContain('- Rule effect at 200 messages/s offered');
+      expect(md).not.toContain('Where it went');
+    }
   });
 });
