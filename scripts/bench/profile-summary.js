@@ -2,22 +2,22 @@
 /* Self and inclusive time per function of a V8 .cpuprofile (node --cpu-prof), for profiling a stack
  * under the benchmark's load (docs/benchmarks.md, "Profiling"):
  *
- *   node scripts/bench/profile-summary.js <file.cpuprofile> [--top 40] [--skip 10] [--busiest 5]
- *                                         [--by function|file] [--tree <frame> [--depth 4] [--min 0.5]]
+ *   node scripts/bench/profile-summary.js <file.cpuprofile> [--top 40] [--skip 10] [--busiest 5 | --window 5]
+ *                                         [--by function|file] [--tree <frame> [--depth 4] [--min 0.5]] [--timeline]
  *
  * --skip S leaves out the first S seconds (the start-up); --busiest S keeps the S seconds with the fewest
- * idle samples after that (the load, not the data set's generation). Times are ms and % of the non-idle
- * samples of the window; a function is counted once per sample in the inclusive column however often it
+ * idle samples after that (the load, not the data set's generation); --window S the S seconds from
+ * --skip on. Times are ms and % of the non-idle samples of the window; a function is counted once per sample in the inclusive column however often it
  * recurs on the stack. --by file adds up everything of one file (node_modules packages by name).
  * --tree prints the callees below the outermost frame whose name contains <frame>, merged by name, to
  * --depth levels, those of at least --min %. --timeline prints the busy ms of each second instead, to
  * pick the window: under the benchmark the busiest seconds are the warm-up's (first calls compile),
- * not the measured run's, which --skip <its first second> --busiest <its length> then takes. */
+ * not the measured run's, which --skip <its first second> --window <its length> then takes. */
 const fs = require('node:fs');
 const path = require('node:path');
 
 function parseArgs(argv) {
-  const o = { file: null, top: 40, busiest: 0, by: 'function', tree: null, depth: 4, min: 0.5, skip: 0, timeline: false };
+  const o = { file: null, top: 40, busiest: 0, by: 'function', tree: null, depth: 4, min: 0.5, skip: 0, window: 0, timeline: false };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     if (a === '--top') o.top = Number(argv[++i]);
@@ -28,9 +28,10 @@ function parseArgs(argv) {
     else if (a === '--depth') o.depth = Number(argv[++i]);
     else if (a === '--min') o.min = Number(argv[++i]);
     else if (a === '--timeline') o.timeline = true;
+    else if (a === '--window') o.window = Number(argv[++i]);
     else o.file = a;
   }
-  if (!o.file) throw new Error('usage: profile-summary.js <file.cpuprofile> [--top N] [--busiest S] [--by function|file]');
+  if (!o.file) throw new Error('usage: profile-summary.js <file.cpuprofile> [--top N] [--skip S] [--busiest S | --window S] [--by function|file] [--tree <frame>] [--timeline]');
   return o;
 }
 
@@ -76,7 +77,10 @@ function summarize(profile, o) {
   let lo = 0;
   while (lo < samples.length && times[lo] < o.skip * 1e6) lo++;
   let hi = samples.length;
-  if (o.busiest > 0) {
+  if (o.window > 0) {
+    hi = lo;
+    while (hi < samples.length && times[hi] < (o.skip + o.window) * 1e6) hi++;
+  } else if (o.busiest > 0) {
     const w = o.busiest * 1e6;
     let best = -1;
     let busy = 0;

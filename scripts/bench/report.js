@@ -580,8 +580,8 @@ reused one grew by thousands of messages a run (87,095 messages on 2026-11-29 wh
   benchmark's stack (scripts/start.js passes it on; each writes its profile when the stack stops), e.g.
   with \`BENCH_ONLY='^labels$' pnpm bench --small-only\`. \`node scripts/bench/profile-summary.js <file>
   --timeline\` prints each second's busy ms: the scenario's warm-up is busier than its measured run (its
-  first calls compile), so the busiest seconds are the warm-up's; \`--skip <the run's first second>
-  --busiest <its length>\` then prints self and inclusive time per function over the run (\`--by file\` per
+  first calls compile), so \`--busiest\` finds the warm-up's seconds; \`--skip <the run's first second>
+  --window <its length>\` then prints self and inclusive time per function over the run (\`--by file\` per
   file or package, \`--tree <frame>\` the callees below a frame). The profiler
   counts wall time between samples: on a loaded machine a socket write (\`writev\`, \`writeUtf8String\`)
   also holds the time the process waited for a core after it, so read those against /proc's system time.
@@ -627,7 +627,7 @@ ${scenarioTable(r, 'large', 'rate') || 'Not run.'}
 
 ### Automation rule effect and audit ingest (large account)
 
-${rule?.latency ? `- Rule effect${rule.error ? ` (**failed run: ${rule.error}**; the figures are those of the survivors)` : ''} at ${rule.offeredRate} messages/s offered (${rule.messages} messages): p50 ${fmt(rule.latency.p50)} ms, p95 ${fmt(rule.latency.p95)} ms, p99 ${fmt(rule.latency.p99)} ms, max ${fmt(rule.latency.max)} ms; ${rule.missing} labels never seen, ${rule.failures} posts failed; stack CPU ${fmt(rule.cpuMsPerRequest?.stack, 2)} ms per message${rule.warmup ? ` (after ${rule.warmup.messages} unmeasured at ${rule.warmup.offeredRate}/s, which cost ${fmt(rule.warmup.cpuMsPerRequest?.stack, 2)})` : ''}.${rule.stages && !rule.stages.error ? ` Where it went, ms after each message's transaction began (p50/p95/p99): ${ruleStagesText(rule.stages)}.` : ''}` : `- Rule effect: ${rule?.error ? `error: ${rule.error}` : 'not run'}`}
+${rule?.latency ? `- Rule effect${rule.error ? ` (**failed run: ${rule.error}**; the figures are those of the survivors)` : ''} at ${rule.offeredRate} messages/s offered (${rule.messages} messages): p50 ${fmt(rule.latency.p50)} ms, p95 ${fmt(rule.latency.p95)} ms, p99 ${fmt(rule.latency.p99)} ms, max ${fmt(rule.latency.max)} ms; ${rule.missing} labels never seen, ${rule.failures} posts failed; stack CPU ${fmt(rule.cpuMsPerRequest?.stack, 2)} ms per message${rule.warmup ? ` (after ${rule.warmup.messages} unmeasured at ${rule.warmup.offeredRate}/s, which cost ${fmt(rule.warmup.cpuMsPerRequest?.stack, 2)})` : ''}.${rule.stages && !rule.stages.error && ruleStagesText(rule.stages) ? ` Where it went, ms after each message's transaction began (p50/p95/p99): ${ruleStagesText(rule.stages)}.` : ''}` : `- Rule effect: ${rule?.error ? `error: ${rule.error}` : 'not run'}`}
 ${audit && !audit.error ? `- Audit ingest: ${audit.entries.toLocaleString('en')} entries in ${fmt(audit.seconds)} s, published in ${fmt(audit.publishSeconds)} s with ${audit.backlogAtPublished.toLocaleString('en')} still to ingest then: **${audit.entriesPerSecond.toLocaleString('en')} entries/s** ${audit.boundedByPublisher ? '(over the whole run: the consumer kept pace with the publisher, so this is a lower bound)' : '(draining that backlog)'}, ${audit.overallPerSecond.toLocaleString('en')}/s over the whole run; stack CPU ${fmt(audit.cpuMsPerRequest?.stack, 3)} ms per entry.` : `- Audit ingest: ${audit?.error ? `error: ${audit.error}` : 'not run'}`}
 
 ### Ceilings
@@ -1666,8 +1666,9 @@ the scenario).
   - **Where the rule latency goes, now in every run** (the rule effect's stages, "How it measures"): at
     50/s on this host (38.7 CPU ms a rule message, p50 379 ms, p99 722), p50/p95/p99 ms after each
     message's transaction began: answered 94/178/205, claimed by the relay 134/265/384, the rules
-    transaction 256/446/540, the command's transaction 392/599/719, the label seen 471/727/856: every hop
-    adds about a hundred ms on a host this saturated. The conversations pool's wait (a temporary log of each
+    transaction 256/446/540, the command's transaction 392/599/719, the label seen 471/727/856: the
+    relay claims ~40 ms after the answer (both follow the commit), each later hop adds 80-140 ms on a host
+    this saturated. The conversations pool's wait (a temporary log of each
     transaction's wait for a connection, one run at 50/s): 6-17 ms on average, at most ~150 ms: not the
     queue it was on the targets' host at 200/s (38-177 ms on average, 2026-12-01).
   - **GIN pending lists** (measured, not changed): the messages' trigram index (and the GIN indexes of

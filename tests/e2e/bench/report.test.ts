@@ -79,8 +79,9 @@ describe('benchmark report: the rule effect stages', () => {
     expect(report.ruleStagesText({ messages: 1, answered: s(1, 2, 3), rules: null })).toBe('answered 1/2/3');
   });
 
-  it('says nothing of stages a run did not read, or failed to', () => {
-    for (const r of [withRule(), withRule({ error: 'relation "automation.rule_runs" does not exist' })]) {
+  it('says nothing of stages a run did not read, failed to, or found no rows for', () => {
+    const none = { messages: 0, answered: null, published: null, rules: null, command: null, seen: null };
+    for (const r of [withRule(), withRule({ error: 'relation "automation.rule_runs" does not exist' }), withRule(none)]) {
       const md = report.markdown(r, report.evaluate(r));
       expect(md).toContain('- Rule effect at 200 messages/s offered');
       expect(md).not.toContain('Where it went');
