@@ -1671,6 +1671,13 @@ the scenario).
     this saturated. The conversations pool's wait (a temporary log of each
     transaction's wait for a connection, one run at 50/s): 6-17 ms on average, at most ~150 ms: not the
     queue it was on the targets' host at 200/s (38-177 ms on average, 2026-12-01).
+  - **The rules queue's batches at once** (\`RULES_BATCH_CONCURRENCY\`, 4; measured with the stages, not
+    changed): rule runs at 50/s on this host, alternating settings (p50 and p99 of the effect, then the
+    rules transaction to the command's, p50): 4: 194/327 (26), 311/567 (72), 678/1,063 (409), 194/381
+    (32) ms; 8: 612/982 (293), 609/972 (351); 2: 226/512 (38), 215/381 (35). With more batches at once
+    more commands reach the conversations service together and that hop grows; but the slow runs are
+    also the host's slow moments (36-39 CPU ms a rule message against 31-35 in the fast ones): not
+    enough to move the default on a saturated host. A fair host's runs, with their stages, can tell.
   - **GIN pending lists** (measured, not changed): the messages' trigram index (and the GIN indexes of
     conversations' labels and contacts' names, emails, phones and labels) take inserts into a pending list
     (\`fastupdate\`, 4 MB), which the insert that overflows it merges into the index in its own statement: a
