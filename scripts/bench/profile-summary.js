@@ -59,13 +59,11 @@ function keyOf(node, by) {
   return `${f.functionName || '(anonymous)'} ${url}${url ? `:${f.lineNumber + 1}` : ''}`;
 }
 
-function summarize(profile, o) {
+/** A profile's samples: each one's time (µs since start), its duration (the next delta) and whether it was idle. */
+function sampling(profile) {
   const nodes = new Map(profile.nodes.map((n) => [n.id, n]));
-  const parent = new Map();
-  for (const n of profile.nodes) for (const c of n.children ?? []) parent.set(c, n.id);
   const samples = profile.samples;
   const deltas = profile.timeDeltas;
-  // Sample times (µs since start) and each sample's duration (the next delta).
   const times = new Array(samples.length);
   let t = 0;
   for (let i = 0; i < samples.length; i++) {
@@ -74,6 +72,13 @@ function summarize(profile, o) {
   }
   const dur = (i) => Math.max(0, deltas[i + 1] ?? 0);
   const isIdle = (id) => nodes.get(id).callFrame.functionName === '(idle)';
+  return { nodes, samples, times, dur, isIdle };
+}
+
+function summarize(profile, o) {
+  const { nodes, samples, times, dur, isIdle } = sampling(profile);
+  const parent = new Map();
+  for (const n of profile.nodes) for (const c of n.children ?? []) parent.set(c, n.id);
   let lo = 0;
   while (lo < samples.length && times[lo] < o.skip * 1e6) lo++;
   let hi = samples.length;
@@ -143,15 +148,12 @@ function summarize(profile, o) {
 
 /** Busy (non-idle) ms in each whole second since the profile's start: [second, ms][]. */
 function timeline(profile) {
-  const idle = new Set(profile.nodes.filter((n) => n.callFrame.functionName === '(idle)').map((n) => n.id));
+  const { samples, times, dur, isIdle } = sampling(profile);
   const busy = [];
-  let t = 0;
-  for (let i = 0; i < profile.samples.length; i++) {
-    t += profile.timeDeltas[i] ?? 0;
-    const d = Math.max(0, profile.timeDeltas[i + 1] ?? 0);
-    const s = Math.floor(t / 1e6);
+  for (let i = 0; i < samples.length; i++) {
+    const s = Math.floor(times[i] / 1e6);
     while (busy.length <= s) busy.push(0);
-    if (!idle.has(profile.samples[i])) busy[s] += d / 1000;
+    if (!isIdle(samples[i])) busy[s] += dur(i) / 1000;
   }
   return busy.map((ms, s) => [s, Math.round(ms)]);
 }

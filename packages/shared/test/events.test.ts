@@ -28,6 +28,7 @@ import {
   NOT_ACTIVITY_MESSAGES,
   SENDER_TYPE_HEADER,
   systemContext,
+  type RequestContext,
   TransactionRolledBackError,
   TYPE_HEADER,
   withTransaction,
@@ -98,6 +99,14 @@ describe('outbox relay and consumer runner against real Postgres and RabbitMQ', 
 
   /** A test.ping event whose data id and note are `note`. */
   const noted = (note: string) => buildEnvelope(systemContext(SERVICE, 1, 'req'), { type: 'test.ping', accountId: 1, data: { id: note, note } });
+
+  /** Ten test.ping events written in one transaction, their data ids `<prefix>0`..`<prefix>9` (with `text`, if given). */
+  const writeTen = (ctx: RequestContext, prefix: string, text?: string) =>
+    withTransaction(pool, async (tx) => {
+      const out = [];
+      for (let i = 0; i < 10; i++) out.push(await writeEvent(tx, ctx, { type: 'test.ping', accountId: 1, data: { id: `${prefix}${i}`, ...(text === undefined ? {} : { text }) } }));
+      return out;
+    });
 
   /** A batch handler that writes each event's effect, and throws on one noted 'fails'; `onTry` sees every event first. */
   const effectsOrFailing =
@@ -360,11 +369,7 @@ describe('outbox relay and consumer runner against real Postgres and RabbitMQ', 
     const sink = await tap('test.ping');
     try {
       const ctx = systemContext(SERVICE, 1, 'req-order');
-      const written = await withTransaction(pool, async (tx) => {
-        const out = [];
-        for (let i = 0; i < 10; i++) out.push(await writeEvent(tx, ctx, { type: 'test.ping', accountId: 1, data: { id: `n${i}`, text: 'é "quoted" \\ ✓' } }));
-        return out;
-      });
+      const written = await writeTen(ctx, 'n', 'é "quoted" \\ ✓');
       relay.start();
       await waitFor(() => sink.received.length >= 10, { what: 'ten events published' });
       expect(sink.received.map((e) => e.id)).toEqual(written.map((e) => e.id));
@@ -394,11 +399,7 @@ describe('outbox relay and consumer runner against real Postgres and RabbitMQ', 
     }, { noAck: true });
     try {
       const ctx = systemContext(SERVICE, 1, 'req-bundle');
-      const written = await withTransaction(pool, async (tx) => {
-        const out = [];
-        for (let i = 0; i < 10; i++) out.push(await writeEvent(tx, ctx, { type: 'test.ping', accountId: 1, data: { id: `b${i}`, text: 'é "quoted" \\ ✓' } }));
-        return out;
-      });
+      const written = await writeTen(ctx, 'b', 'é "quoted" \\ ✓');
       relay.start();
       await waitFor(() => messages.flatMap((m) => m.events).length >= 10, { what: 'ten events published' });
       expect(messages.map((m) => m.events.length)).toEqual([4, 4, 2]);
@@ -602,11 +603,7 @@ describe('outbox relay and consumer runner against real Postgres and RabbitMQ', 
       await new Promise((r) => setTimeout(r, flushMs + 200));
       const trigger = await write('trigger');
       await seen(trigger.id);
-      const many = await withTransaction(pool, async (tx) => {
-        const out = [];
-        for (let i = 0; i < 10; i++) out.push(await writeEvent(tx, ctx, { type: 'test.ping', accountId: 1, data: { id: `b${i}` } }));
-        return out;
-      });
+      const many = await writeTen(ctx, 'b');
       for (const e of many) await seen(e.id);
       const stamps = await publishedAt(many.map((e) => e.id));
       // The first three after the window; the rest without waiting a window each (four windows would be 12 s).
