@@ -120,7 +120,9 @@ const MISSED = {
   conversation, in its locking statement: a round trip fewer, 0.959 of the CPU in \`bench:ab\` (on a host
   where a round trip costs twice this page's), about 3.8-4.0 on this page's host. Since (2026-12-02,
   32d10cb) a claim's events of one routing go to the broker as one message: \`bench:ab\` 0.801, about
-  3.3 on this page's host; not yet a full run on a host as fast as this page's.`,
+  3.3 on this page's host. The whole change since this page's run, side by side with this page's own
+  build (d3d4741, 2026-12-02 evening, three runs): 0.770 (0.739, 0.804, 0.770), about 3.2 on this page's
+  host; not yet a full run on a host as fast as this page's.`,
   list_p95: `At 100 req/s the list uses about 0.5-0.8 of a core with everything on two cores; its p95 is the wait
   for a core more than the work (the page statement is ~0.7 ms on Postgres at 100k). Less CPU per list
   (above) is what lowers it. It moves with this shared host's load: the three full runs of 2026-11-29
@@ -1688,6 +1690,16 @@ the scenario).
     \`fastupdate = off\` 62 ms at 2,320/s (each insert 30-40% dearer). A merge of 118 pending pages alone
     took 126 ms. The stall is a tenth of a second on one core, not the seconds of the worst rule runs, and
     a smaller list does not remove it: left as Postgres has it.
+- **An AMD EPYC host whose Postgres is slow, a fifth time (2026-12-02, 18:01 UTC on; 2 cores; bare
+  node:http 0.025-0.045 CPU ms; the list's SQL straight on Postgres 2.13-2.88 CPU ms against the page's
+  1.42):** no full run. \`bench:ab\` of ff2aaf6 (B) against this page's own build (d3d4741, A), three
+  runs of six rounds: message create 0.814 (0.814, 0.761, 0.818), public message create 0.770 (0.739,
+  0.804, 0.770), system calls a request 0.587 and 0.571 (RabbitMQ's and every consumer's fewer: the
+  bundles); at this page's 3.06 and 4.15 that is about 2.5 and 3.2 CPU ms on its host. The reads,
+  whose path nothing since touched: labels 0.962 (0.795, 0.962, 1.204), the list 0.928 (1.145, 0.928,
+  0.926), \`q\` 0.967 (0.967, 1.092, 0.933): within the noise. A small-account run of the list and both
+  message creates on this host (its list SQL ceiling 2.13): the list 3.76-7.08 (the first round cold),
+  message create 4.77-5.41, public 5.81-6.76 CPU ms (ratios to the list's SQL 2.24-2.54 and 2.73-3.17).
 - Query plans of the conversation list and \`q\` search on 100k conversations are in the conversations
   section of \`architecture.md\` (\`pnpm --filter @parley/conversations explain\`); the audit log's list
   timings on 2M entries in its section (\`pnpm --filter @parley/audit bench\`).
