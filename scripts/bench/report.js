@@ -35,8 +35,9 @@ const MISSED = {
   and Node's HTTP client and server are most of what is left of its share, pg's protocol and express of
   the service's (profiles in docs/architecture.md, "The service kernel"). It sits at its bound on a host
   near the targets': on 2026-11-29, on a host whose bare node:http cost 1.5x that of the host the target
-  was set on, four 5 s runs after the warm-up measured 0.87, 0.87, 0.81, 0.79 ("Other benchmarks"); this
-  run's host costs 2.5x for the same.`,
+  was set on, four 5 s runs after the warm-up measured 0.87, 0.87, 0.81, 0.79 ("Other benchmarks"); on
+  2026-12-01, on a host at the targets' speed (the bench's ceiling 0.017-0.022), two full runs measured
+  0.82 and 0.72.`,
   reports_agents_p95: (r) => {
     const row = (r.scenarios ?? []).find((x) => x.key === 'reports_agents' && x.dataset === 'large' && x.mode === 'rate');
     const c = row?.cpuMsPerRequest;
@@ -118,11 +119,11 @@ const MISSED = {
   measured it 3.94 (05:31 UTC) and 4.15 (07:08), the account API's reply beside it 4.07 and 3.06: the
   host's noise is as large as the target's margin. Since (2026-12-01, 7e0b4ff) the inbox is read with the
   conversation, in its locking statement: a round trip fewer, 0.959 of the CPU in \`bench:ab\` (on a host
-  where a round trip costs twice this page's), about 3.8-4.0 on this page's host. Since (2026-12-02,
-  32d10cb) a claim's events of one routing go to the broker as one message: \`bench:ab\` 0.801, about
-  3.3 on this page's host. The whole change since this page's run, side by side with this page's own
-  build (d3d4741, 2026-12-02 evening, three runs): 0.770 (0.739, 0.804, 0.770), about 3.2 on this page's
-  host; not yet a full run on a host as fast as this page's.`,
+  where a round trip costs twice that of the 07:08 run's), about 3.8-4.0 on that run's host. Since
+  (2026-12-02, 32d10cb) a claim's events of one routing go to the broker as one message: \`bench:ab\`
+  0.801, about 3.3 on that host. The whole change since, side by side with the 07:08 run's own build
+  (d3d4741, 2026-12-02 evening, three runs): 0.770 (0.739, 0.804, 0.770), about 3.2 on that host. The
+  full run of 2026-12-03 05:47 UTC, on a host twice as fast by the bare ceiling (0.010), measured 2.50.`,
   list_p95: `At 100 req/s the list uses about 0.5-0.8 of a core with everything on two cores; its p95 is the wait
   for a core more than the work (the page statement is ~0.7 ms on Postgres at 100k). Less CPU per list
   (above) is what lowers it. It moves with this shared host's load: the three full runs of 2026-11-29
@@ -178,8 +179,8 @@ const MISSED = {
   messages and 200 commands a second each hold a connection 21-27 ms, their round trips slowed by the
   cores' queue), the rules batches waiting on their commands, the relay (its own connection since; before,
   its claims queued for the pool too). Since (2026-12-02, 32d10cb) a claim's events of one routing go
-  to the broker as one message (bench:ab rule 0.854: about 7.5 CPU ms a rule message on this page's
-  host, 75% of the two cores). What is left is less CPU a rule message still (five events, ~13
+  to the broker as one message (bench:ab rule 0.854: about 7.5 CPU ms a rule message on the 07:08
+  run's host, 75% of the two cores). What is left is less CPU a rule message still (five events, ~13
   deliveries; each CPU item left is 1-3%, sized in "Other benchmarks").`;
   },
   rss: `A service holds 20-30 MB live; the rest is V8's heap slack and the node binary's pages (~45 MB of file
