@@ -1693,14 +1693,27 @@ the scenario).
     a smaller list does not remove it: left as Postgres has it.
 - **An AMD EPYC host whose Postgres is slow, a fifth time (2026-12-02, 18:01 UTC on; 2 cores; bare
   node:http 0.025-0.045 CPU ms; the list's SQL straight on Postgres 2.13-2.88 CPU ms against the page's
-  1.42):** no full run. \`bench:ab\` of ff2aaf6 (B) against this page's own build (d3d4741, A), three
-  runs of six rounds: message create 0.814 (0.814, 0.761, 0.818), public message create 0.770 (0.739,
-  0.804, 0.770), system calls a request 0.587 and 0.571 (RabbitMQ's and every consumer's fewer: the
-  bundles); at this page's 3.06 and 4.15 that is about 2.5 and 3.2 CPU ms on its host. The reads,
+  1.42 of the 2026-12-01 07:08 run):** no full run. \`bench:ab\` of ff2aaf6 (B) against the 07:08 run's
+  own build (d3d4741, A), three runs of six rounds: message create 0.814 (0.814, 0.761, 0.818), public
+  message create 0.770 (0.739, 0.804, 0.770), system calls a request 0.587 and 0.571 (RabbitMQ's and
+  every consumer's fewer: the bundles); at that run's 3.06 and 4.15 that is about 2.5 and 3.2 CPU ms on
+  its host. The reads,
   whose path nothing since touched: labels 0.962 (0.795, 0.962, 1.204), the list 0.928 (1.145, 0.928,
   0.926), \`q\` 0.967 (0.967, 1.092, 0.933): within the noise. A small-account run of the list and both
   message creates on this host (its list SQL ceiling 2.13): the list 3.76-7.08 (the first round cold),
   message create 4.77-5.41, public 5.81-6.76 CPU ms (ratios to the list's SQL 2.24-2.54 and 2.73-3.17).
+- **An Intel Xeon host twice as fast as the targets' by the bare ceiling (2026-12-03, 05:47 UTC on; 2
+  cores; bare node:http 0.010 CPU ms; the list's SQL straight on Postgres 1.04-1.11):** two full runs of
+  a2cb5f2's code, the first this page's "Last run" (719 s with both data sets generated), the second at
+  06:38 UTC (626 s, the data sets reused): every target met in both. The second: profile 0.13, labels
+  0.52, the list 2.30, \`q\` 1.84, message create 2.62, the public one 2.69 CPU ms a request; list p95
+  4.6 ms and \`q\` 6.4 at 100k; the rule effect at 200/s p50 98.5, p99 161.7 ms (its stages
+  p50/p99: answered 11/42, claimed by the relay 41/94, rules transaction 75/143, command transaction
+  95/156, label seen 111/178: the outbox's flush window and the batches' waits are most of the
+  median); audit ingest 10,076 entries/s; the largest RSS 106 MB. Against the bare ceiling's ratio
+  (0.52x) the CPU figures read as the targets' host's 0.25, 1.00, 4.4, 3.5, 5.0 and 5.2: that ratio
+  overstates Postgres's share, which follows the list SQL's ceiling (0.73-0.78x the 07:08 run's 1.42):
+  the 07:08 run itself, on a host at the targets' speed, measured the list 2.87 with the same list code.
 - Query plans of the conversation list and \`q\` search on 100k conversations are in the conversations
   section of \`architecture.md\` (\`pnpm --filter @parley/conversations explain\`); the audit log's list
   timings on 2M entries in its section (\`pnpm --filter @parley/audit bench\`).
