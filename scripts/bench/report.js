@@ -1692,13 +1692,12 @@ the scenario).
     took 126 ms. The stall is a tenth of a second on one core, not the seconds of the worst rule runs, and
     a smaller list does not remove it: left as Postgres has it.
 - **An AMD EPYC host whose Postgres is slow, a fifth time (2026-12-02, 18:01 UTC on; 2 cores; bare
-  node:http 0.025-0.045 CPU ms; the list's SQL straight on Postgres 2.13-2.88 CPU ms against the page's
-  1.42 of the 2026-12-01 07:08 run):** no full run. \`bench:ab\` of ff2aaf6 (B) against the 07:08 run's
+  node:http 0.025-0.045 CPU ms; the list's SQL straight on Postgres 2.13-2.88 CPU ms against the 1.42
+  of the 2026-12-01 07:08 run):** no full run. \`bench:ab\` of ff2aaf6 (B) against the 07:08 run's
   own build (d3d4741, A), three runs of six rounds: message create 0.814 (0.814, 0.761, 0.818), public
   message create 0.770 (0.739, 0.804, 0.770), system calls a request 0.587 and 0.571 (RabbitMQ's and
   every consumer's fewer: the bundles); at that run's 3.06 and 4.15 that is about 2.5 and 3.2 CPU ms on
-  its host. The reads,
-  whose path nothing since touched: labels 0.962 (0.795, 0.962, 1.204), the list 0.928 (1.145, 0.928,
+  its host. The reads, whose path nothing since touched: labels 0.962 (0.795, 0.962, 1.204), the list 0.928 (1.145, 0.928,
   0.926), \`q\` 0.967 (0.967, 1.092, 0.933): within the noise. A small-account run of the list and both
   message creates on this host (its list SQL ceiling 2.13): the list 3.76-7.08 (the first round cold),
   message create 4.77-5.41, public 5.81-6.76 CPU ms (ratios to the list's SQL 2.24-2.54 and 2.73-3.17).
